@@ -1,0 +1,262 @@
+// triton_jit/arguments.h: how a C++ argument becomes a kernel argument.
+//
+// Every argument of a kernel call is turned into an ArgSlot, a small tagged value, by
+// ArgTraits<T>::to_slot. The slot carries what Triton's Python runtime would see: an integer
+// (its value, not its C++ width), a float, a bool, None, a string (constexprs only) or a
+// pointer with its dtype and device. The kernel's signature then decides the kernel type,
+// exactly as Triton would for the same Python value.
+//
+//   f(stream, grid_x, 1, 1, 4, 3, x, y, out, int64_t{n});      // n -> i32 if it fits, like Python
+//   f(stream, grid_x, 1, 1, 4, 3, x, y, out, triton_jit::fixed<int64_t>(n));   // always i64
+//   f(stream, ..., triton_jit::device_pointer(ptr, triton_jit::DType::kFloat32, 0), ...);
+//
+// Supported out of the box: bool, every integer type, float, double, std::nullopt,
+// std::nullptr_t, std::optional<T>, const char*, std::string, std::string_view,
+// DevicePointer and Fixed<T>. triton_jit/torch.h adds at::Tensor and c10::Scalar. Other
+// types can be added by specialising ArgTraits.
+//
+// ArgumentBuilder collects slots when the number of arguments is known only at run time.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "triton_jit/export.h"
+
+namespace triton_jit {
+
+// Element types Triton accepts for pointers and scalars; names follow Triton's ("fp32", "*bf16").
+enum class DType : uint8_t {
+  kInvalid = 0,
+  kBool,  // u1
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+  kFloat8E4M3FN,    // fp8e4nv
+  kFloat8E5M2,      // fp8e5
+  kFloat8E4M3FNUZ,  // fp8e4b8
+  kFloat8E5M2FNUZ,  // fp8e5b16
+  kFloat8E4B15,     // fp8e4b15
+};
+
+// Triton's name of a dtype ("fp32"); "invalid" for kInvalid.
+TRITON_JIT_API const char* dtype_name(DType dtype) noexcept;
+
+enum class ArgKind : uint8_t {
+  kNone,
+  kBool,
+  kInt,    // value.i
+  kUInt,   // value.u, used for values above INT64_MAX
+  kFloat,  // value.f
+  kPointer,
+  kString,       // value.s, size bytes; constexpr parameters only
+  kUnsupported,  // value.s names what was passed (an unsupported dtype)
+};
+
+// Device of a pointer argument.
+inline constexpr int16_t kHostDevice = -1;     // a CPU tensor or host pointer
+inline constexpr int16_t kUnknownDevice = -2;  // a raw pointer: not checked
+inline constexpr int16_t kOtherDevice = -3;    // memory of another device type
+
+struct ArgSlot {
+  union Value {
+    int64_t i;
+    uint64_t u;
+    double f;
+    const void* p;
+    const char* s;
+  } value{.i = 0};
+  uint32_t size = 0;  // kString: length in bytes
+  ArgKind kind = ArgKind::kNone;
+  // kPointer: the pointee type. kInt/kUInt/kFloat/kBool: a fixed kernel type chosen in C++
+  // (Fixed<T>), kInvalid to choose like Triton's Python runtime.
+  DType dtype = DType::kInvalid;
+  int16_t device = kUnknownDevice;  // kPointer only
+};
+
+template <class T, class Enable = void>
+struct ArgTraits;  // no definition: an unsupported C++ type fails to compile here
+
+template <>
+struct ArgTraits<bool> {
+  static ArgSlot to_slot(bool v) noexcept {
+    ArgSlot s;
+    s.kind = ArgKind::kBool;
+    s.value.i = v ? 1 : 0;
+    return s;
+  }
+};
+
+template <class T>
+struct ArgTraits<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  static ArgSlot to_slot(T v) noexcept {
+    ArgSlot s;
+    if constexpr (std::is_signed_v<T>) {
+      s.kind = ArgKind::kInt;
+      s.value.i = static_cast<int64_t>(v);
+    } else {
+      s.kind = static_cast<uint64_t>(v) > static_cast<uint64_t>(INT64_MAX) ? ArgKind::kUInt : ArgKind::kInt;
+      s.value.u = static_cast<uint64_t>(v);
+    }
+    return s;
+  }
+};
+
+template <class T>
+struct ArgTraits<T, std::enable_if_t<std::is_floating_point_v<T>>> {
+  static ArgSlot to_slot(T v) noexcept {
+    ArgSlot s;
+    s.kind = ArgKind::kFloat;
+    s.value.f = static_cast<double>(v);
+    return s;
+  }
+};
+
+template <>
+struct ArgTraits<std::nullopt_t> {
+  static ArgSlot to_slot(std::nullopt_t) noexcept { return ArgSlot{}; }
+};
+
+template <>
+struct ArgTraits<std::nullptr_t> {
+  static ArgSlot to_slot(std::nullptr_t) noexcept { return ArgSlot{}; }
+};
+
+template <class T>
+struct ArgTraits<std::optional<T>> {
+  static ArgSlot to_slot(const std::optional<T>& v) {
+    return v ? ArgTraits<std::decay_t<T>>::to_slot(*v) : ArgSlot{};
+  }
+};
+
+// Strings are accepted for constexpr parameters. The slot points into the caller's string,
+// which must outlive the call.
+template <>
+struct ArgTraits<std::string_view> {
+  static ArgSlot to_slot(std::string_view v) noexcept {
+    ArgSlot s;
+    s.kind = ArgKind::kString;
+    s.value.s = v.data();
+    s.size = static_cast<uint32_t>(v.size());
+    return s;
+  }
+};
+template <>
+struct ArgTraits<std::string> {
+  static ArgSlot to_slot(const std::string& v) noexcept { return ArgTraits<std::string_view>::to_slot(v); }
+};
+template <>
+struct ArgTraits<const char*> {
+  static ArgSlot to_slot(const char* v) noexcept { return ArgTraits<std::string_view>::to_slot(v); }
+};
+template <>
+struct ArgTraits<char*> {
+  static ArgSlot to_slot(const char* v) noexcept { return ArgTraits<std::string_view>::to_slot(v); }
+};
+
+// A raw device pointer with its element type, for callers without torch.
+struct DevicePointer {
+  const void* ptr;
+  DType dtype;
+  int16_t device = kUnknownDevice;
+};
+inline DevicePointer device_pointer(const void* ptr, DType dtype, int device = kUnknownDevice) noexcept {
+  return DevicePointer{ptr, dtype, static_cast<int16_t>(device)};
+}
+template <>
+struct ArgTraits<DevicePointer> {
+  static ArgSlot to_slot(const DevicePointer& v) noexcept {
+    ArgSlot s;
+    s.kind = ArgKind::kPointer;
+    s.value.p = v.ptr;
+    s.dtype = v.dtype;
+    s.device = v.device;
+    return s;
+  }
+};
+
+// A scalar whose kernel type is fixed by C++ rather than chosen from its value:
+// fixed<int64_t>(n) is always i64, as a `n: tl.int64` annotation would make it.
+template <class T>
+struct Fixed {
+  T value;
+};
+template <class T>
+constexpr Fixed<T> fixed(T value) noexcept {
+  return Fixed<T>{value};
+}
+
+template <class T>
+constexpr DType dtype_of() noexcept {
+  if constexpr (std::is_same_v<T, bool>) return DType::kBool;
+  else if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
+  else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    return sizeof(T) == 1 ? DType::kInt8 : sizeof(T) == 2 ? DType::kInt16 : sizeof(T) == 4 ? DType::kInt32 : DType::kInt64;
+  } else if constexpr (std::is_integral_v<T>) {
+    return sizeof(T) == 1 ? DType::kUInt8 : sizeof(T) == 2 ? DType::kUInt16 : sizeof(T) == 4 ? DType::kUInt32 : DType::kUInt64;
+  } else {
+    return DType::kInvalid;
+  }
+}
+
+template <class T>
+struct ArgTraits<Fixed<T>> {
+  static_assert(dtype_of<T>() != DType::kInvalid, "Fixed<T> takes a bool, integer or floating-point type");
+  static ArgSlot to_slot(const Fixed<T>& v) noexcept {
+    ArgSlot s = ArgTraits<T>::to_slot(v.value);
+    s.dtype = dtype_of<T>();
+    return s;
+  }
+};
+
+template <class T>
+inline ArgSlot to_slot(const T& value) {
+  using Decayed = std::decay_t<T>;
+  if constexpr (std::is_array_v<std::remove_reference_t<T>> || std::is_same_v<Decayed, const char*>) {
+    return ArgTraits<const char*>::to_slot(value);
+  } else {
+    return ArgTraits<Decayed>::to_slot(value);
+  }
+}
+
+// Collects arguments one at a time, for callers whose argument count is known only at run
+// time (generated kernels). Not thread-safe; reuse it with clear() to keep its capacity.
+class ArgumentBuilder {
+ public:
+  ArgumentBuilder() = default;
+  explicit ArgumentBuilder(std::size_t capacity) { slots_.reserve(capacity); }
+
+  template <class T>
+  ArgumentBuilder& add(const T& value) {
+    slots_.push_back(to_slot(value));
+    return *this;
+  }
+  ArgumentBuilder& add_slot(const ArgSlot& slot) {
+    slots_.push_back(slot);
+    return *this;
+  }
+  void clear() noexcept { slots_.clear(); }
+  const ArgSlot* data() const noexcept { return slots_.data(); }
+  std::size_t size() const noexcept { return slots_.size(); }
+
+ private:
+  std::vector<ArgSlot> slots_;
+};
+
+}  // namespace triton_jit

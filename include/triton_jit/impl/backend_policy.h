@@ -1,0 +1,37 @@
+// triton_jit/impl/backend_policy.h: what a backend provides. No compatibility promise.
+//
+// A backend is a class with static members, chosen at configure time (TRITON_JIT_BACKEND). It
+// loads kernel images per device, once, doing every check and attribute setting there, and
+// launches a loaded kernel with prepared parameters. The launch must not allocate (except
+// scratch buffers a kernel asks for), format strings or lock.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+
+#include "triton_jit/impl/kernel_image.h"
+#include "triton_jit/launch_config.h"
+
+namespace triton_jit::impl {
+
+template <class B>
+concept BackendPolicy = requires(const KernelImage& image, int device, const typename B::Kernel& kernel,
+                                 const LaunchConfig& config, void** params, uint32_t num_params,
+                                 uint64_t* scratch_cells) {
+  typename B::Kernel;
+  // Whether a driver and a device are present; never throws.
+  { B::available() } -> std::same_as<bool>;
+  // The calling thread's current device; throws DriverError without a driver.
+  { B::current_device() } -> std::same_as<int>;
+  // The compile target that runs best on `device`.
+  { B::device_target(device) } -> std::same_as<Target>;
+  // Loads and checks an image for `device` (shared memory, threads, arch); throws on failure.
+  // The kernel stays loaded for the life of the process.
+  { B::load(image, device) } -> std::same_as<const typename B::Kernel*>;
+  // Launches; params[0..num_params) are the user parameters, params[num_params] and
+  // params[num_params + 1] must point to scratch_cells[0] and [1], which launch fills.
+  { B::launch(kernel, config, params, num_params, scratch_cells) } -> std::same_as<void>;
+};
+
+}  // namespace triton_jit::impl

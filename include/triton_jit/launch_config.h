@@ -1,0 +1,63 @@
+// triton_jit/launch_config.h: how a kernel is launched and which compile options it uses.
+//
+//   triton_jit::LaunchConfig cfg;
+//   cfg.stream = stream;             // any CUstream / cudaStream_t; nullptr is the default stream
+//   cfg.grid = {blocks, 1, 1};
+//   cfg.num_warps = 8;               // 0: the kernel's default (its single autotune config) or 4
+//   cfg.num_ctas = 2;                // thread-block cluster of 2 (Hopper and newer)
+//   add(cfg, x, y, out, n);
+//
+// Fields that are compile options (num_warps, num_stages, num_ctas, maxnreg, enable_fp_fusion,
+// launch_pdl, launch_cooperative_grid) select the variant; the others only affect the launch.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "triton_jit/export.h"
+
+// The CUDA stream type, declared the way cuda.h declares it, so that this header needs no cuda.h.
+struct CUstream_st;
+
+namespace triton_jit {
+
+using Stream = CUstream_st*;
+
+struct LaunchConfig {
+  Stream stream = nullptr;
+  std::array<unsigned, 3> grid{1, 1, 1};
+  int num_warps = 0;   // 0: kernel default, else a power of two
+  int num_stages = 0;  // 0: kernel default
+  int num_ctas = 0;    // 0: kernel default (1)
+  int maxnreg = 0;     // 0: no limit
+  bool enable_fp_fusion = true;
+  bool launch_pdl = false;               // programmatic dependent launch
+  bool launch_cooperative_grid = false;  // cooperative launch (grid-wide sync)
+  int shared_memory = -1;  // dynamic shared memory bytes; -1: what the compiled kernel needs
+  int device = -1;         // -1: the calling thread's current CUDA device
+};
+
+// Compile target used when no GPU decides it ("cuda:90"): TRITON_JIT_TARGET, else cuda:90.
+struct Target {
+  int arch = 90;
+  bool arch_specific = false;  // the 'a' suffix, e.g. sm_90a
+};
+
+// Memory for a kernel's global and profile scratch. allocate() returns device memory usable
+// on `stream` of at least `bytes`, aligned to `alignment`; deallocate() is called right
+// after the launch is enqueued, so the allocator must be stream-ordered (as PyTorch's caching
+// allocator and cudaMallocAsync are). Both may throw. Must be thread-safe.
+class ScratchAllocator {
+ public:
+  virtual ~ScratchAllocator() = default;
+  virtual void* allocate(std::size_t bytes, std::size_t alignment, Stream stream) = 0;
+  virtual void deallocate(void* ptr, std::size_t bytes, Stream stream) noexcept = 0;
+};
+
+// Sets the process-wide scratch allocator; nullptr removes it. The allocator is not owned
+// and must outlive every launch. Thread-safe. Returns the previous allocator.
+TRITON_JIT_API ScratchAllocator* set_scratch_allocator(ScratchAllocator* allocator) noexcept;
+TRITON_JIT_API ScratchAllocator* scratch_allocator() noexcept;
+
+}  // namespace triton_jit

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Prepares a fresh machine for building and testing triton_jit:
+#   - system packages (compilers' companions, fmt, nlohmann-json, GoogleTest, Benchmark, Ninja)
+#     through apt-get, only those that are missing;
+#   - the project's virtual environment (.venv) with the pins of requirements.txt.
+# When TRITON_JIT_PYTHON names an interpreter that already has torch and triton (a GPU machine
+# without internet), that interpreter is used and nothing is installed into a venv.
+# Prints the path of the Python to use on its last line.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+need_pkgs=()
+pkgs=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+      libbenchmark-dev python3-dev)
+[ -n "${TRITON_JIT_PYTHON:-}" ] || pkgs+=(python3-venv)
+for pkg in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
+done
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "setup: installing system packages: ${need_pkgs[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}"; } >&2 ||
+      echo "setup: apt-get could not install ${need_pkgs[*]}; the build will say what is missing" >&2
+  else
+    echo "setup: missing system packages (${need_pkgs[*]}); install them or run as root" >&2
+  fi
+fi
+
+if [ -n "${TRITON_JIT_PYTHON:-}" ]; then
+  "$TRITON_JIT_PYTHON" -c "import triton, pybind11" >&2 || {
+    echo "setup: TRITON_JIT_PYTHON=$TRITON_JIT_PYTHON lacks triton or pybind11" >&2; exit 1; }
+  echo "$TRITON_JIT_PYTHON"
+  exit 0
+fi
+
+venv="$root/.venv"
+stamp="$venv/.requirements.sha256"
+want=$(sha256sum "$root/requirements.txt" | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: creating $venv from requirements.txt" >&2
+  base_python=${TRITON_JIT_BASE_PYTHON:-python3}
+  "$base_python" -m venv "$venv" >&2
+  "$venv/bin/python" -m pip install -q --upgrade pip >&2
+  "$venv/bin/python" -m pip install -q -r "$root/requirements.txt" >&2
+  echo "$want" > "$stamp"
+fi
+echo "$venv/bin/python"

@@ -1,0 +1,273 @@
+#include "backend/cuda/cuda_backend.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "backend/cuda/cuda_driver.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail::cuda {
+
+struct CudaBackend::Kernel {
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  CUcontext context = nullptr;
+  int device = 0;
+  unsigned block_x = 128;
+  unsigned num_ctas = 1;
+  unsigned shared = 0;
+  uint64_t global_scratch_size = 0;
+  uint64_t global_scratch_align = 1;
+  uint64_t profile_scratch_size = 0;
+  uint64_t profile_scratch_align = 1;
+  CUlaunchAttribute attrs[4]{};
+  unsigned num_attrs = 0;
+  std::string name;
+};
+
+namespace {
+
+std::atomic<ScratchAllocator*> g_scratch_allocator{nullptr};
+
+int device_attribute(const Driver& d, CUdevice_attribute attr, CUdevice device) {
+  int value = 0;
+  TRITON_JIT_CU_CHECK(d.cuDeviceGetAttribute(&value, attr, device));
+  return value;
+}
+
+// The context a launch on `device` uses: the current one if it belongs to the device, else the
+// device's primary context (made current, as the CUDA runtime would).
+CUcontext context_for(const Driver& d, int device) {
+  CUcontext current = nullptr;
+  TRITON_JIT_CU_CHECK(d.cuCtxGetCurrent(&current));
+  if (current != nullptr) {
+    CUdevice current_device;
+    TRITON_JIT_CU_CHECK(d.cuCtxGetDevice(&current_device));
+    if (current_device == device) return current;
+  }
+  CUdevice dev;
+  TRITON_JIT_CU_CHECK(d.cuDeviceGet(&dev, device));
+  CUcontext primary = nullptr;
+  TRITON_JIT_CU_CHECK(d.cuDevicePrimaryCtxRetain(&primary, dev));
+  if (current == nullptr) TRITON_JIT_CU_CHECK(d.cuCtxSetCurrent(primary));
+  return primary;
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_no_allocator(const CudaBackend::Kernel& k, uint64_t bytes,
+                                                                     const char* what) {
+  throw Error(fmt::format(
+      "{}: the kernel needs {} bytes of {} scratch memory, and no scratch allocator is set; call "
+      "triton_jit::set_scratch_allocator (triton_jit::torch::install_scratch_allocator() uses PyTorch's)",
+      k.name, bytes, what));
+}
+
+}  // namespace
+
+bool arch_runs_on(const std::string& arch, int major, int minor) noexcept {
+  if (arch.empty()) return false;
+  bool specific = arch.back() == 'a' || arch.back() == 'f';
+  int value = std::atoi(arch.c_str());
+  int arch_major = value / 10;
+  int arch_minor = value % 10;
+  if (arch_major != major) return false;
+  return specific ? arch_minor == minor : arch_minor <= minor;
+}
+
+bool CudaBackend::available() noexcept {
+  const Driver& d = driver();
+  if (!d.loaded) return false;
+  int count = 0;
+  return d.cuDeviceGetCount(&count) == CUDA_SUCCESS && count > 0;
+}
+
+int CudaBackend::current_device() {
+  const Driver& d = require_driver();
+  CUdevice device;
+  CUresult r = d.cuCtxGetDevice(&device);
+  if (r == CUDA_SUCCESS) [[likely]] return device;
+  if (r != CUDA_ERROR_INVALID_CONTEXT) throw_driver_error("cuCtxGetDevice", r);
+  context_for(d, 0);  // no context yet: device 0's primary context, as the runtime API does
+  return 0;
+}
+
+Target CudaBackend::device_target(int device) {
+  const Driver& d = require_driver();
+  CUdevice dev;
+  TRITON_JIT_CU_CHECK(d.cuDeviceGet(&dev, device));
+  int major = device_attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  int minor = device_attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  return Target{major * 10 + minor, false};
+}
+
+const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int device) {
+  const Driver& d = require_driver();
+  const impl::KernelMetadata& meta = *image.metadata;
+  CUdevice dev;
+  TRITON_JIT_CU_CHECK(d.cuDeviceGet(&dev, device));
+  int major = device_attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  int minor = device_attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  if (!arch_runs_on(meta.arch, major, minor)) {
+    throw ValueError(fmt::format("{}: compiled for sm_{}, which device {} (compute capability {}.{}) cannot run",
+                                 meta.name, meta.arch, device, major, minor));
+  }
+  int shared_optin = device_attribute(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+  if (meta.shared > shared_optin) {
+    throw ValueError(fmt::format("{}: needs {} bytes of shared memory, over the {} bytes device {} allows per block",
+                                 meta.name, meta.shared, shared_optin, device));
+  }
+  int max_threads = device_attribute(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
+  unsigned threads = 32u * static_cast<unsigned>(meta.num_warps);
+  if (static_cast<int>(threads) > max_threads) {
+    throw ValueError(fmt::format("{}: needs {} threads per block ({} warps), over the device's {}", meta.name, threads,
+                                 meta.num_warps, max_threads));
+  }
+
+  auto k = std::unique_ptr<Kernel>(new Kernel());
+  k->name = meta.name;
+  k->device = device;
+  k->context = context_for(d, device);
+  bool pushed = false;
+  CUcontext current = nullptr;
+  TRITON_JIT_CU_CHECK(d.cuCtxGetCurrent(&current));
+  if (current != k->context) {
+    TRITON_JIT_CU_CHECK(d.cuCtxPushCurrent(k->context));
+    pushed = true;
+  }
+  struct PopGuard {
+    const Driver& d;
+    bool active;
+    ~PopGuard() {
+      CUcontext ignored;
+      if (active) d.cuCtxPopCurrent(&ignored);
+    }
+  } pop_guard{d, pushed};
+
+  TRITON_JIT_CU_CHECK(d.cuModuleLoadData(&k->module, image.binary.data()));
+  TRITON_JIT_CU_CHECK(d.cuModuleGetFunction(&k->function, k->module, meta.name.c_str()));
+  int function_max_threads = 0;
+  TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&function_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function));
+  if (static_cast<int>(threads) > function_max_threads) {
+    throw ValueError(fmt::format("{}: launches {} threads per block, but its registers allow only {}", meta.name,
+                                 threads, function_max_threads));
+  }
+  // Shared memory above the 48 KB default needs an opt-in, once per function (Triton's loadBinary does the same).
+  if (meta.shared > 49152) {
+    int shared_static = 0;
+    TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&shared_static, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function));
+    TRITON_JIT_CU_CHECK(d.cuFuncSetCacheConfig(k->function, CU_FUNC_CACHE_PREFER_SHARED));
+    TRITON_JIT_CU_CHECK(d.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             shared_optin - shared_static));
+  }
+  if (meta.num_ctas == 16) {
+    TRITON_JIT_CU_CHECK(d.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
+  }
+
+  k->block_x = threads;
+  k->num_ctas = static_cast<unsigned>(meta.num_ctas);
+  k->shared = static_cast<unsigned>(meta.shared);
+  k->global_scratch_size = static_cast<uint64_t>(meta.global_scratch_size);
+  k->global_scratch_align = static_cast<uint64_t>(meta.global_scratch_align);
+  k->profile_scratch_size = static_cast<uint64_t>(meta.profile_scratch_size);
+  k->profile_scratch_align = static_cast<uint64_t>(meta.profile_scratch_align);
+  if (meta.launch_pdl) {
+    CUlaunchAttribute& a = k->attrs[k->num_attrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (meta.launch_cooperative_grid) {
+    CUlaunchAttribute& a = k->attrs[k->num_attrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    a.value.cooperative = 1;
+  }
+  if (meta.num_ctas != 1) {
+    CUlaunchAttribute& cluster = k->attrs[k->num_attrs++];
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = static_cast<unsigned>(meta.num_ctas);
+    cluster.value.clusterDim.y = 1;
+    cluster.value.clusterDim.z = 1;
+    CUlaunchAttribute& policy = k->attrs[k->num_attrs++];
+    policy.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    policy.value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  }
+  return k.release();
+}
+
+namespace {
+
+struct ScratchLease {
+  ScratchAllocator* allocator = nullptr;
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  Stream stream = nullptr;
+  ~ScratchLease() {
+    if (ptr != nullptr) allocator->deallocate(ptr, bytes, stream);
+  }
+};
+
+__attribute__((noinline)) void allocate_scratch(const CudaBackend::Kernel& k, uint64_t per_program, uint64_t align,
+                                                uint64_t programs, Stream stream, const char* what,
+                                                ScratchLease& lease, uint64_t& cell) {
+  uint64_t bytes = per_program * programs * k.num_ctas;
+  ScratchAllocator* allocator = g_scratch_allocator.load(std::memory_order_acquire);
+  if (allocator == nullptr) throw_no_allocator(k, bytes, what);
+  lease.allocator = allocator;
+  lease.bytes = bytes;
+  lease.stream = stream;
+  lease.ptr = allocator->allocate(bytes, align, stream);
+  if (lease.ptr == nullptr) throw Error(fmt::format("{}: the scratch allocator returned null for {} bytes", k.name, bytes));
+  cell = reinterpret_cast<uint64_t>(lease.ptr);
+}
+
+}  // namespace
+
+void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, uint32_t num_params,
+                         uint64_t* scratch_cells) {
+  const uint64_t programs = uint64_t{c.grid[0]} * c.grid[1] * c.grid[2];
+  if (programs == 0) return;  // an empty grid launches nothing, like Triton
+  const Driver& d = driver();
+
+  scratch_cells[0] = 0;
+  scratch_cells[1] = 0;
+  params[num_params] = &scratch_cells[0];
+  params[num_params + 1] = &scratch_cells[1];
+  ScratchLease global_lease;
+  ScratchLease profile_lease;
+  if (k.global_scratch_size != 0) [[unlikely]] {
+    allocate_scratch(k, k.global_scratch_size, k.global_scratch_align, programs, c.stream, "global", global_lease,
+                     scratch_cells[0]);
+  }
+  if (k.profile_scratch_size != 0) [[unlikely]] {
+    allocate_scratch(k, k.profile_scratch_size, k.profile_scratch_align, programs, c.stream, "profile",
+                     profile_lease, scratch_cells[1]);
+  }
+
+  CUlaunchConfig config;
+  config.gridDimX = c.grid[0] * k.num_ctas;
+  config.gridDimY = c.grid[1];
+  config.gridDimZ = c.grid[2];
+  config.blockDimX = k.block_x;
+  config.blockDimY = 1;
+  config.blockDimZ = 1;
+  config.sharedMemBytes = c.shared_memory >= 0 ? static_cast<unsigned>(c.shared_memory) : k.shared;
+  config.hStream = reinterpret_cast<CUstream>(c.stream);
+  config.attrs = const_cast<CUlaunchAttribute*>(k.attrs);
+  config.numAttrs = k.num_attrs;
+  CUresult r = d.cuLaunchKernelEx(&config, k.function, params, nullptr);
+  if (r != CUDA_SUCCESS) [[unlikely]] throw_driver_error("cuLaunchKernelEx", r);
+}
+
+}  // namespace triton_jit::detail::cuda
+
+namespace triton_jit {
+
+ScratchAllocator* set_scratch_allocator(ScratchAllocator* allocator) noexcept {
+  return detail::cuda::g_scratch_allocator.exchange(allocator, std::memory_order_acq_rel);
+}
+
+ScratchAllocator* scratch_allocator() noexcept {
+  return detail::cuda::g_scratch_allocator.load(std::memory_order_acquire);
+}
+
+}  // namespace triton_jit

@@ -1,0 +1,33 @@
+// The CUDA backend policy: modules per (variant, device), launches through cuLaunchKernelEx.
+// Satisfies impl::BackendPolicy. cuda.h stays inside this folder.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "triton_jit/impl/backend_policy.h"
+#include "triton_jit/impl/kernel_image.h"
+#include "triton_jit/launch_config.h"
+
+namespace triton_jit::detail::cuda {
+
+// Whether a cubin built for `arch` ("90", "90a", "80") runs on a device of compute capability
+// major.minor: the same major and a minor no newer than the device; an 'a' target only on
+// exactly its own capability.
+bool arch_runs_on(const std::string& arch, int major, int minor) noexcept;
+
+class CudaBackend {
+ public:
+  struct Kernel;  // defined in cuda_backend.cpp; immutable after load
+
+  static bool available() noexcept;
+  static int current_device();
+  static Target device_target(int device);
+  // The returned kernel is never unloaded: variants live as long as their function (the process).
+  static const Kernel* load(const impl::KernelImage& image, int device);
+  static void launch(const Kernel& kernel, const LaunchConfig& config, void** params, uint32_t num_params,
+                     uint64_t* scratch_cells);
+};
+
+}  // namespace triton_jit::detail::cuda

@@ -1,0 +1,90 @@
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+#include "compiler/compiler_bridge.h"
+#include "compiler/paths.h"
+#include "triton_jit/errors.h"
+
+// Note [One interpreter per process]
+// In a Python host (ops loaded with torch.ops.load_library), the interpreter's symbols are
+// already global (often linked statically into the python3 executable): we load only the
+// bridge and take the GIL. In a C++ host we load libpython with RTLD_GLOBAL first, then the
+// bridge, which is built without a libpython link so that it never pulls in a second copy.
+
+namespace triton_jit::detail {
+namespace {
+
+std::atomic<CompilerBridge*> g_bridge{nullptr};
+std::mutex g_bridge_mutex;
+
+bool python_already_running() {
+  using IsInitialized = int (*)();
+  auto fn = reinterpret_cast<IsInitialized>(dlsym(RTLD_DEFAULT, "Py_IsInitialized"));
+  return fn != nullptr && fn() != 0;
+}
+
+void load_libpython() {
+  std::string path = env_or("TRITON_JIT_LIBPYTHON", configured_libpython());
+  if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    const char* why = dlerror();
+    throw Error(fmt::format("triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}); "
+                            "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
+                            path, why ? why : "unknown reason"));
+  }
+}
+
+CompilerBridge* load_bridge() {
+  if (!python_already_running()) load_libpython();
+  std::string path = env_or("TRITON_JIT_BRIDGE_LIBRARY", (library_dir() / "libtriton_jit_python.so").string());
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    throw Error(fmt::format("triton_jit: the compiler bridge '{}' could not be loaded ({})", path,
+                            why ? why : "unknown reason"));
+  }
+  auto create = reinterpret_cast<decltype(&triton_jit_create_compiler_bridge)>(
+      dlsym(lib, "triton_jit_create_compiler_bridge"));
+  if (create == nullptr) throw Error(fmt::format("triton_jit: '{}' is not a triton_jit compiler bridge", path));
+  BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string()};
+  return create(&config);
+}
+
+}  // namespace
+
+CompilerBridge& compiler_bridge() {
+  if (CompilerBridge* b = g_bridge.load(std::memory_order_acquire)) return *b;
+  std::lock_guard<std::mutex> lock(g_bridge_mutex);
+  if (CompilerBridge* b = g_bridge.load(std::memory_order_relaxed)) return *b;
+  CompilerBridge* b = load_bridge();  // never destroyed: the interpreter is never finalized
+  g_bridge.store(b, std::memory_order_release);
+  return *b;
+}
+
+bool compiler_bridge_loaded() noexcept { return g_bridge.load(std::memory_order_acquire) != nullptr; }
+
+void run_without_gil(const std::function<void()>& fn) {
+  using GILStateCheck = int (*)();
+  using SaveThread = void* (*)();
+  using RestoreThread = void (*)(void*);
+  static auto check = reinterpret_cast<GILStateCheck>(dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+  if (check == nullptr || !python_already_running() || check() == 0) {
+    fn();
+    return;
+  }
+  static auto save = reinterpret_cast<SaveThread>(dlsym(RTLD_DEFAULT, "PyEval_SaveThread"));
+  static auto restore = reinterpret_cast<RestoreThread>(dlsym(RTLD_DEFAULT, "PyEval_RestoreThread"));
+  void* state = save();
+  struct Restore {
+    RestoreThread restore;
+    void* state;
+    ~Restore() { restore(state); }
+  } guard{restore, state};
+  fn();
+}
+
+}  // namespace triton_jit::detail

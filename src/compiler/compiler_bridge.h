@@ -1,0 +1,48 @@
+// The compiler bridge: the core's only door to Python. The implementation lives in a separate
+// shared library (libtriton_jit_python.so, built like an extension module, without a libpython
+// link) that is loaded on the first real compile; a process that never compiles never loads it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace triton_jit::detail {
+
+struct CompiledBinary {
+  std::string binary;         // cubin bytes
+  std::string metadata_json;  // see scripts/triton_jit_compile.py
+};
+
+class CompilerBridge {
+ public:
+  virtual ~CompilerBridge() = default;
+  // describe() of the compile script: the static signature as JSON. Throws LookupError or CompileError.
+  virtual std::string describe(const std::string& spec, const std::string& name,
+                               const std::vector<std::string>& search_path) = 0;
+  // compile() of the compile script. Throws CompileError with Triton's message and traceback.
+  virtual CompiledBinary compile(const std::string& spec, const std::string& name,
+                                 const std::vector<std::string>& search_path, const std::string& request_json) = 0;
+};
+
+struct BridgeConfig {
+  std::string python_executable;  // sets sys.prefix (a venv) when we start the interpreter
+  std::string scripts_dir;        // where triton_jit_compile.py lives
+};
+
+// Loads the bridge (and libpython, in a process that has no interpreter yet) on first use.
+// Thread-safe. Throws Error when Python or the bridge cannot be loaded.
+CompilerBridge& compiler_bridge();
+
+// Whether the bridge has been loaded in this process.
+bool compiler_bridge_loaded() noexcept;
+
+// Runs `fn` with the GIL released when the calling thread holds it (a Python host thread that
+// waits for another thread's compile must not block it). Never loads Python.
+void run_without_gil(const std::function<void()>& fn);
+
+}  // namespace triton_jit::detail
+
+// Exported by libtriton_jit_python.so.
+extern "C" triton_jit::detail::CompilerBridge* triton_jit_create_compiler_bridge(
+    const triton_jit::detail::BridgeConfig* config);

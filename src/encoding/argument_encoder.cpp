@@ -1,0 +1,431 @@
+#include "encoding/argument_encoder.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "triton_jit/errors.h"
+
+// Note [Parity with Triton's specializer]
+// Triton's Python runtime turns each argument into (type, key) with native_specialize_impl:
+//   None -> constexpr; bool -> u1; float -> fp32; int == 1 -> constexpr 1 (unless
+//   do_not_specialize); other ints -> i32 if they fit, i64, or u64 in [2^63, 2^64); a pointer
+//   -> "*<dtype>"; ints and pointers get key "D" when divisible by 16 (unless
+//   do_not_specialize_on_alignment: key "") and no key at all under do_not_specialize.
+// A parameter annotated with a type keeps that type; u1 and floating annotations are never
+// specialised, others keep the value's key (a folded 1 then has no attribute at all).
+// Keys that are strings become attributes: "D" -> tt.divisibility 16, "" -> no attribute but
+// an entry. We reproduce the same (type, attribute) pair, and the parity tests compare it with
+// Triton's own answer for the same values.
+
+namespace triton_jit::detail {
+namespace {
+
+enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString };
+
+const char* kind_name(const ArgSlot& s) {
+  switch (s.kind) {
+    case ArgKind::kNone: return "None";
+    case ArgKind::kBool: return "a bool";
+    case ArgKind::kInt:
+    case ArgKind::kUInt: return "an integer";
+    case ArgKind::kFloat: return "a float";
+    case ArgKind::kPointer: return "a pointer (tensor)";
+    case ArgKind::kString: return "a string";
+    case ArgKind::kUnsupported: return "an unsupported value";
+  }
+  return "an unknown value";
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_type(const KernelSignature& sig, std::size_t i,
+                                                             const std::string& what) {
+  throw TypeError(fmt::format("{}: argument {} '{}' {}", sig.name, i, sig.params[i].name, what));
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_value(const KernelSignature& sig, std::size_t i,
+                                                              const std::string& what) {
+  throw ValueError(fmt::format("{}: argument {} '{}' {}", sig.name, i, sig.params[i].name, what));
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_count(const KernelSignature& sig, std::size_t given) {
+  std::string names;
+  for (const auto& p : sig.params) names += (names.empty() ? "" : ", ") + p.name;
+  if (sig.num_required == sig.params.size()) {
+    throw TypeError(fmt::format("{}: expected {} arguments ({}), got {}", sig.name, sig.params.size(), names, given));
+  }
+  throw TypeError(fmt::format("{}: expected {} to {} arguments ({}), got {}", sig.name, sig.num_required,
+                              sig.params.size(), names, given));
+}
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_device(const KernelSignature& sig, std::size_t i,
+                                                               const ArgSlot& s, int device) {
+  std::string got = s.device == kHostDevice    ? "a CPU tensor"
+                    : s.device == kOtherDevice ? "a tensor of another device type"
+                                               : fmt::format("a tensor on CUDA device {}", s.device);
+  throw_value(sig, i, fmt::format("expected a CUDA tensor on device {}, got {}", device, got));
+}
+
+bool is_integer(const ArgSlot& s) { return s.kind == ArgKind::kInt || s.kind == ArgKind::kUInt; }
+
+// Low bits of an integer slot, identical for the signed and unsigned views.
+uint64_t int_bits(const ArgSlot& s) { return s.value.u; }
+
+bool fits_i32(const ArgSlot& s) {
+  return s.kind == ArgKind::kInt && s.value.i >= std::numeric_limits<int32_t>::min() &&
+         s.value.i <= std::numeric_limits<int32_t>::max();
+}
+
+Attr alignment_attr(const ParamSpec& p, uint64_t bits) {
+  return (p.align && (bits & 15) == 0) ? Attr::kDivisible16 : Attr::kEmpty;
+}
+
+uint16_t float_to_half_bits(float f) {
+  // Round-to-nearest-even conversion, handling subnormals, infinities and NaN.
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t mantissa = x & 0x7FFFFFu;
+  int32_t exponent = static_cast<int32_t>((x >> 23) & 0xFF);
+  if (exponent == 0xFF) return static_cast<uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
+  int32_t half_exp = exponent - 127 + 15;
+  if (half_exp >= 0x1F) return static_cast<uint16_t>(sign | 0x7C00u);
+  if (half_exp <= 0) {
+    if (half_exp < -10) return static_cast<uint16_t>(sign);
+    mantissa |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - half_exp);
+    uint32_t half_m = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half_m & 1u))) ++half_m;
+    return static_cast<uint16_t>(sign | half_m);
+  }
+  uint32_t half = sign | (static_cast<uint32_t>(half_exp) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent: correct
+  return static_cast<uint16_t>(half);
+}
+
+uint16_t float_to_bf16_bits(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  x += 0x7FFFu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+double slot_as_double(const KernelSignature& sig, std::size_t i, const ArgSlot& s, DType target) {
+  switch (s.kind) {
+    case ArgKind::kFloat: return s.value.f;
+    case ArgKind::kInt:
+    case ArgKind::kBool: return static_cast<double>(s.value.i);
+    case ArgKind::kUInt: return static_cast<double>(s.value.u);
+    default: throw_type(sig, i, fmt::format("expected a number for type {}, got {}", dtype_name(target), kind_name(s)));
+  }
+}
+
+template <class T>
+void store_int(const KernelSignature& sig, std::size_t i, const ArgSlot& s, DType dt, uint64_t& cell) {
+  bool ok;
+  if (s.kind == ArgKind::kUInt) {
+    ok = std::numeric_limits<T>::max() >= s.value.u;
+  } else if constexpr (std::is_signed_v<T>) {
+    ok = s.value.i >= std::numeric_limits<T>::min() && s.value.i <= std::numeric_limits<T>::max();
+  } else {
+    ok = s.value.i >= 0 && static_cast<uint64_t>(s.value.i) <= std::numeric_limits<T>::max();
+  }
+  if (!ok) [[unlikely]] {
+    std::string value = s.kind == ArgKind::kUInt ? std::to_string(s.value.u) : std::to_string(s.value.i);
+    throw_value(sig, i, fmt::format("value {} does not fit the parameter type {}", value, dtype_name(dt)));
+  }
+  T v = static_cast<T>(s.kind == ArgKind::kUInt ? s.value.u : static_cast<uint64_t>(s.value.i));
+  std::memcpy(&cell, &v, sizeof(T));
+}
+
+// Writes the parameter bytes of a scalar of kernel type `dt`.
+void store_scalar(const KernelSignature& sig, std::size_t i, const ArgSlot& s, DType dt, uint64_t& cell) {
+  cell = 0;
+  if (is_float_dtype(dt)) {
+    double d = slot_as_double(sig, i, s, dt);
+    if (dt == DType::kFloat64) {
+      std::memcpy(&cell, &d, 8);
+    } else if (dt == DType::kFloat32) {
+      float f = static_cast<float>(d);
+      std::memcpy(&cell, &f, 4);
+    } else {
+      uint16_t h = dt == DType::kFloat16 ? float_to_half_bits(static_cast<float>(d))
+                                         : float_to_bf16_bits(static_cast<float>(d));
+      std::memcpy(&cell, &h, 2);
+    }
+    return;
+  }
+  if (!is_integer(s) && s.kind != ArgKind::kBool) [[unlikely]] {
+    throw_type(sig, i, fmt::format("expected an integer or bool for type {}, got {}", dtype_name(dt), kind_name(s)));
+  }
+  switch (dt) {
+    case DType::kBool: {
+      if (s.kind == ArgKind::kUInt || s.value.i < 0 || s.value.i > 1) [[unlikely]] {
+        throw_value(sig, i, "expected 0 or 1 for type u1");
+      }
+      cell = static_cast<uint64_t>(s.value.i);
+      return;
+    }
+    case DType::kInt8: return store_int<int8_t>(sig, i, s, dt, cell);
+    case DType::kInt16: return store_int<int16_t>(sig, i, s, dt, cell);
+    case DType::kInt32: return store_int<int32_t>(sig, i, s, dt, cell);
+    case DType::kInt64: return store_int<int64_t>(sig, i, s, dt, cell);
+    case DType::kUInt8: return store_int<uint8_t>(sig, i, s, dt, cell);
+    case DType::kUInt16: return store_int<uint16_t>(sig, i, s, dt, cell);
+    case DType::kUInt32: return store_int<uint32_t>(sig, i, s, dt, cell);
+    case DType::kUInt64: return store_int<uint64_t>(sig, i, s, dt, cell);
+    default: throw_type(sig, i, fmt::format("cannot pass a scalar of type {}", dtype_name(dt)));
+  }
+}
+
+uint64_t string_hash(const ArgSlot& s) {
+  uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a
+  for (uint32_t k = 0; k < s.size; ++k) h = (h ^ static_cast<unsigned char>(s.value.s[k])) * 0x100000001B3ull;
+  return h;
+}
+
+// A constexpr value (declared, or folded like None and the integer 1): two key words.
+void put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot& s, VariantKey& key, uint32_t& w) {
+  uint8_t kind;
+  uint64_t value;
+  uint32_t extra = 0;
+  switch (s.kind) {
+    case ArgKind::kNone: kind = kVNone; value = 0; break;
+    case ArgKind::kBool: kind = kVBool; value = static_cast<uint64_t>(s.value.i); break;
+    case ArgKind::kInt: kind = kVInt; value = s.value.u; break;
+    case ArgKind::kUInt: kind = kVUInt; value = s.value.u; break;
+    case ArgKind::kFloat: kind = kVFloat; value = std::bit_cast<uint64_t>(s.value.f); break;
+    case ArgKind::kString:
+      kind = kVString;
+      value = string_hash(s);
+      extra = s.size;
+      break;
+    default: throw_type(sig, i, fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
+  }
+  key.words[w++] = param_word(kConstexprToken, Attr::kNone, kind, extra);
+  key.words[w++] = value;
+}
+
+const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* args, std::size_t n, std::size_t i) {
+  if (i < n) return args[i];
+  const ParamSpec& p = sig.params[i];
+  if (!p.default_error.empty()) [[unlikely]] {
+    throw_type(sig, i, fmt::format("must be passed from C++: its Python default is {}", p.default_error));
+  }
+  return p.default_value;
+}
+
+}  // namespace
+
+void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* args, std::size_t n,
+                 int device_check, EncodedCall& out) {
+  const std::size_t np = sig.params.size();
+  if (n > np || n < sig.num_required) [[unlikely]] throw_count(sig, n);
+
+  VariantKey& key = out.key;
+  key.words[0] = static_cast<uint64_t>(o.arch) | (uint64_t{o.arch_specific} << 16) |
+                 (static_cast<uint64_t>(o.num_warps) << 24) | (static_cast<uint64_t>(o.num_stages) << 32) |
+                 (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
+                 (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);
+  key.words[1] = static_cast<uint64_t>(o.maxnreg);
+  uint32_t w = kHeaderWords;
+  uint32_t kp = 0;
+
+  for (std::size_t i = 0; i < np; ++i) {
+    const ParamSpec& p = sig.params[i];
+    const ArgSlot& s = argument_or_default(sig, args, n, i);
+    if (p.is_constexpr) {
+      put_constexpr(sig, i, s, key, w);
+      continue;
+    }
+    if (s.kind == ArgKind::kUnsupported) [[unlikely]] {
+      throw_type(sig, i, fmt::format("has dtype {}, which Triton does not accept", s.value.s));
+    }
+    if (s.kind == ArgKind::kString) [[unlikely]] {
+      throw_type(sig, i, "got a string, which only constexpr parameters take");
+    }
+    if (s.kind == ArgKind::kPointer && device_check >= 0 && s.device != kUnknownDevice && s.device != device_check)
+        [[unlikely]] {
+      throw_device(sig, i, s, device_check);
+    }
+
+    TypeToken fixed = p.annotation;
+    if (fixed == kNoToken && s.kind != ArgKind::kPointer && s.dtype != DType::kInvalid) fixed = scalar_token(s.dtype);
+
+    uint64_t& cell = out.cells[kp];
+    TypeToken token;
+    Attr attr = Attr::kNone;
+
+    if (fixed != kNoToken) {
+      token = fixed;
+      DType dt = token_dtype(fixed);
+      bool never_specialized = !is_pointer(fixed) && (dt == DType::kBool || is_float_dtype(dt) ||
+                                                      dtype_name(dt)[0] == 'f');
+      if (is_pointer(fixed)) {
+        if (s.kind == ArgKind::kPointer) {
+          cell = reinterpret_cast<uint64_t>(s.value.p);
+          if (p.specialize) attr = alignment_attr(p, cell);
+        } else if (s.kind == ArgKind::kNone) {
+          cell = 0;  // Triton passes None to a typed pointer as a null pointer
+        } else {
+          throw_type(sig, i, fmt::format("is annotated {} and expected a tensor, got {}", token_name(fixed), kind_name(s)));
+        }
+      } else {
+        if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone) [[unlikely]] {
+          throw_type(sig, i, fmt::format("has type {} and expected a scalar, got {}", token_name(fixed), kind_name(s)));
+        }
+        store_scalar(sig, i, s, dt, cell);
+        if (!never_specialized && p.specialize && is_integer(s) && !(s.kind == ArgKind::kInt && s.value.i == 1)) {
+          attr = alignment_attr(p, int_bits(s));
+        }
+      }
+    } else {
+      switch (s.kind) {
+        case ArgKind::kNone: put_constexpr(sig, i, s, key, w); continue;
+        case ArgKind::kBool:
+          token = scalar_token(DType::kBool);
+          cell = static_cast<uint64_t>(s.value.i);
+          break;
+        case ArgKind::kFloat: {
+          token = scalar_token(DType::kFloat32);
+          float f = static_cast<float>(s.value.f);
+          cell = 0;
+          std::memcpy(&cell, &f, 4);
+          break;
+        }
+        case ArgKind::kInt:
+        case ArgKind::kUInt:
+          if (p.specialize && s.kind == ArgKind::kInt && s.value.i == 1) {
+            put_constexpr(sig, i, s, key, w);
+            continue;
+          }
+          if (fits_i32(s)) {
+            token = scalar_token(DType::kInt32);
+            cell = static_cast<uint32_t>(static_cast<int32_t>(s.value.i));
+          } else {
+            token = scalar_token(s.kind == ArgKind::kUInt ? DType::kUInt64 : DType::kInt64);
+            cell = s.value.u;
+          }
+          if (p.specialize) attr = alignment_attr(p, int_bits(s));
+          break;
+        case ArgKind::kPointer:
+          if (s.dtype == DType::kInvalid) [[unlikely]] throw_type(sig, i, "is a pointer without a dtype");
+          token = pointer_token(s.dtype, false);
+          cell = reinterpret_cast<uint64_t>(s.value.p);
+          if (p.specialize) attr = alignment_attr(p, cell);
+          break;
+        default: throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
+      }
+    }
+    key.words[w++] = param_word(token, attr, 0);
+    out.params[kp] = &cell;
+    ++kp;
+  }
+  out.num_kernel_params = kp;
+  key.size = w;
+  key.finish();
+}
+
+namespace {
+
+struct DecodedParam {
+  TypeToken token;
+  Attr attr;
+  uint8_t value_kind;
+  uint64_t value;
+};
+
+template <class Fn>
+void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) {
+  uint32_t w = kHeaderWords;
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    uint64_t word = key.words[w++];
+    DecodedParam d{word_token(word), word_attr(word), word_value_kind(word), 0};
+    if (d.token == kConstexprToken) d.value = key.words[w++];
+    fn(i, d);
+  }
+}
+
+nlohmann::json tagged_constexpr(const DecodedParam& d, const ArgSlot& slot) {
+  switch (d.value_kind) {
+    case kVNone: return {{"none", nullptr}};
+    case kVBool: return {{"bool", d.value != 0}};
+    case kVInt: return {{"int", static_cast<int64_t>(d.value)}};
+    case kVUInt: return {{"int", d.value}};
+    case kVFloat: return {{"float", fmt::format("{:a}", std::bit_cast<double>(d.value))}};
+    case kVString: return {{"str", std::string(slot.value.s, slot.size)}};
+  }
+  return nullptr;
+}
+
+std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
+  switch (d.value_kind) {
+    case kVNone: return "None";
+    case kVBool: return d.value ? "True" : "False";
+    case kVInt: return std::to_string(static_cast<int64_t>(d.value));
+    case kVUInt: return std::to_string(d.value);
+    case kVFloat: return fmt::format("{}", std::bit_cast<double>(d.value));
+    case kVString: return fmt::format("'{}'", std::string_view(slot.value.s, slot.size));
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string compile_request_json(const KernelSignature& sig, const ResolvedOptions& o, const VariantKey& key,
+                                 const ArgSlot* args, std::size_t n) {
+  nlohmann::json signature = nlohmann::json::array();
+  nlohmann::json constexprs = nlohmann::json::object();
+  nlohmann::json attrs = nlohmann::json::object();
+  for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {
+    signature.push_back(token_name(d.token));
+    if (d.token == kConstexprToken) {
+      const ArgSlot& slot = argument_or_default(sig, args, n, i);
+      constexprs[std::to_string(i)] = tagged_constexpr(d, slot);
+      if (d.value_kind == kVString) {
+        // Triton parses every string specialization key as an attribute, a constexpr string's
+        // value included: an empty entry, or divisibility when the text contains 'D'.
+        std::string_view text(slot.value.s, slot.size);
+        attrs[std::to_string(i)] = text.find('D') == std::string_view::npos
+                                       ? nlohmann::json::array()
+                                       : nlohmann::json::array({nlohmann::json::array({"tt.divisibility", 16})});
+      }
+    }
+    if (d.attr == Attr::kEmpty) attrs[std::to_string(i)] = nlohmann::json::array();
+    if (d.attr == Attr::kDivisible16) attrs[std::to_string(i)] = nlohmann::json::array({nlohmann::json::array({"tt.divisibility", 16})});
+  });
+  nlohmann::json options = {{"num_warps", o.num_warps},
+                            {"num_stages", o.num_stages},
+                            {"num_ctas", o.num_ctas},
+                            {"enable_fp_fusion", o.enable_fp_fusion},
+                            {"launch_pdl", o.launch_pdl},
+                            {"launch_cooperative_grid", o.launch_cooperative_grid}};
+  if (o.maxnreg > 0) options["maxnreg"] = o.maxnreg;
+  nlohmann::json request = {{"signature", signature},
+                            {"constexprs", constexprs},
+                            {"attrs", attrs},
+                            {"options", options},
+                            {"target", fmt::format("cuda:{}{}", o.arch, o.arch_specific ? "a" : "")}};
+  return request.dump();
+}
+
+std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const ArgSlot* args, std::size_t n) {
+  std::string text;
+  for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {
+    if (!text.empty()) text += ", ";
+    text += sig.params[i].name;
+    if (d.token == kConstexprToken) {
+      text += "=" + constexpr_text(d, argument_or_default(sig, args, n, i));
+    } else {
+      text += ": " + token_name(d.token);
+      if (d.attr == Attr::kDivisible16) text += ":16";
+    }
+  });
+  return text;
+}
+
+}  // namespace triton_jit::detail

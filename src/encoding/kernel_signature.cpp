@@ -1,0 +1,86 @@
+#include "encoding/kernel_signature.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+namespace {
+
+ArgSlot slot_from_tagged(const nlohmann::json& tagged, KernelSignature& sig, std::string& error) {
+  ArgSlot slot;
+  const auto& [kind, value] = *tagged.items().begin();
+  if (kind == "none") {
+    slot.kind = ArgKind::kNone;
+  } else if (kind == "bool") {
+    slot.kind = ArgKind::kBool;
+    slot.value.i = value.get<bool>() ? 1 : 0;
+  } else if (kind == "int") {
+    if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      slot.kind = ArgKind::kUInt;
+      slot.value.u = value.get<uint64_t>();
+    } else if (value.is_number_integer()) {
+      slot.kind = ArgKind::kInt;
+      slot.value.i = value.get<int64_t>();
+    } else {
+      error = "an integer default outside the 64-bit range";
+    }
+  } else if (kind == "float") {
+    slot.kind = ArgKind::kFloat;
+    slot.value.f = std::stod(value.get<std::string>());  // hexadecimal float: exact
+  } else if (kind == "str") {
+    const std::string& stored = sig.string_storage.emplace_back(value.get<std::string>());
+    slot.kind = ArgKind::kString;
+    slot.value.s = stored.data();
+    slot.size = static_cast<uint32_t>(stored.size());
+  } else {
+    error = fmt::format("a default of a kind C++ cannot pass ({})", value.dump());
+  }
+  return slot;
+}
+
+}  // namespace
+
+KernelSignature parse_kernel_signature(std::string_view text) {
+  KernelSignature sig;
+  try {
+    auto json = nlohmann::json::parse(text);
+    sig.name = json.at("name").get<std::string>();
+    sig.file = json.value("file", std::string());
+    sig.triton_version = json.value("triton_version", std::string());
+    for (const auto& p : json.at("params")) {
+      ParamSpec spec;
+      spec.name = p.at("name").get<std::string>();
+      spec.is_constexpr = p.at("kind").get<std::string>() == "constexpr";
+      spec.specialize = !p.at("do_not_specialize").get<bool>();
+      spec.align = !p.at("do_not_specialize_on_alignment").get<bool>();
+      if (!spec.is_constexpr) spec.annotation = parse_token(p.value("annotation", std::string()));
+      if (p.contains("default")) {
+        spec.has_default = true;
+        spec.default_value = slot_from_tagged(p.at("default"), sig, spec.default_error);
+      }
+      sig.params.push_back(std::move(spec));
+    }
+    sig.num_required = sig.params.size();
+    while (sig.num_required > 0 && sig.params[sig.num_required - 1].has_default) --sig.num_required;
+    const auto& autotune = json.at("autotune");
+    if (!autotune.is_null()) {
+      const auto& configs = autotune.at("configs");
+      sig.num_autotune_configs = configs.size();
+      if (configs.size() == 1) {
+        const auto& c = configs[0];
+        sig.defaults.num_warps = c.value("num_warps", 0);
+        sig.defaults.num_stages = c.value("num_stages", 0);
+        sig.defaults.num_ctas = c.value("num_ctas", 0);
+        if (c.contains("maxnreg") && !c["maxnreg"].is_null()) sig.defaults.maxnreg = c["maxnreg"].get<int>();
+      }
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("triton_jit: malformed kernel description from the compile script: {}", e.what()));
+  }
+  return sig;
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,357 @@
+#include "triton_jit/triton_jit_function.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "backend/active_backend.h"
+#include "cache/variant_cache.h"
+#include "compiler/compiler_bridge.h"
+#include "compiler/paths.h"
+#include "encoding/argument_encoder.h"
+#include "encoding/kernel_signature.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit {
+
+using detail::ActiveBackend;
+using detail::EncodedCall;
+using detail::KernelSignature;
+using detail::ResolvedOptions;
+using detail::VariantKey;
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+// A compiled variant. Immutable once published, except `loaded`, whose slots are filled once
+// each (under the function's mutex) and read lock-free.
+struct Variant {
+  const VariantKey key;
+  impl::KernelMetadata metadata;
+  std::string binary;
+  std::string signature_text;
+  std::string target;
+  int num_kernel_params = 0;
+  mutable std::atomic<const ActiveBackend::Kernel*> loaded[kMaxDevices] = {};
+
+  explicit Variant(const VariantKey& k) : key(k) {}
+};
+
+struct InFlight {
+  explicit InFlight(const VariantKey& k) : key(k) {}
+  const VariantKey key;
+  bool done = false;  // guarded by the function's mutex
+  const Variant* result = nullptr;
+  std::exception_ptr error;
+};
+
+impl::KernelMetadata parse_metadata(const std::string& kernel, const std::string& text) {
+  impl::KernelMetadata m;
+  try {
+    auto j = nlohmann::json::parse(text);
+    m.name = j.at("name").get<std::string>();
+    m.num_warps = j.at("num_warps").get<int>();
+    m.num_ctas = j.value("num_ctas", 1);
+    m.shared = j.value("shared", 0);
+    m.tmem_size = j.value("tmem_size", 0);
+    m.global_scratch_size = j.value("global_scratch_size", 0);
+    m.global_scratch_align = j.value("global_scratch_align", 1);
+    m.profile_scratch_size = j.value("profile_scratch_size", 0);
+    m.profile_scratch_align = j.value("profile_scratch_align", 1);
+    m.launch_pdl = j.value("launch_pdl", false);
+    m.launch_cooperative_grid = j.value("launch_cooperative_grid", false);
+    m.arch = j.at("arch").get<std::string>();
+    if (j.contains("ptx_version") && j["ptx_version"].is_number()) m.ptx_version = j["ptx_version"].get<int>();
+    m.triton_version = j.value("triton_version", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw CompileError(fmt::format("{}: malformed metadata from the compile script: {}", kernel, e.what()));
+  }
+  return m;
+}
+
+std::mutex& search_path_mutex() {
+  static auto* m = new std::mutex();
+  return *m;
+}
+std::vector<std::string>& user_search_path() {
+  static auto* v = new std::vector<std::string>();  // guarded by search_path_mutex()
+  return *v;
+}
+
+std::vector<std::string> current_search_path() {
+  std::vector<std::string> path;
+  {
+    std::lock_guard<std::mutex> lock(search_path_mutex());
+    path = user_search_path();
+  }
+  std::string env = detail::env_or("TRITON_JIT_KERNEL_PATH", "");
+  for (std::size_t start = 0; start < env.size();) {
+    std::size_t end = env.find(':', start);
+    if (end == std::string::npos) end = env.size();
+    if (end > start) path.push_back(env.substr(start, end - start));
+    start = end + 1;
+  }
+  return path;
+}
+
+// Compile targets per device, read from the driver once.
+std::atomic<uint32_t> g_device_targets[kMaxDevices];  // arch | specific << 16 | known << 31
+
+Target device_target(int device) {
+  uint32_t packed = g_device_targets[device].load(std::memory_order_relaxed);
+  if (packed & 0x80000000u) [[likely]] return Target{static_cast<int>(packed & 0xFFFF), (packed & 0x10000u) != 0};
+  Target t = ActiveBackend::device_target(device);
+  g_device_targets[device].store(static_cast<uint32_t>(t.arch) | (t.arch_specific ? 0x10000u : 0u) | 0x80000000u,
+                                 std::memory_order_relaxed);
+  return t;
+}
+
+}  // namespace
+
+struct TritonJITFunction::Impl {
+  std::string spec;
+  std::string name_arg;
+  std::vector<std::string> search_path;
+  KernelSignature sig;
+  detail::VariantCache<Variant> cache;
+
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  std::vector<std::shared_ptr<InFlight>> in_flight;  // guarded by mutex
+
+  std::atomic<uint64_t> misses{0};
+  std::atomic<uint64_t> compiles{0};
+  std::atomic<uint64_t> compile_nanoseconds{0};
+
+  ResolvedOptions resolve(const LaunchConfig& c, Target target) const {
+    ResolvedOptions o;
+    o.arch = target.arch;
+    o.arch_specific = target.arch_specific;
+    o.num_warps = c.num_warps > 0 ? c.num_warps : (sig.defaults.num_warps > 0 ? sig.defaults.num_warps : 4);
+    o.num_stages = c.num_stages > 0 ? c.num_stages : (sig.defaults.num_stages > 0 ? sig.defaults.num_stages : 3);
+    o.num_ctas = c.num_ctas > 0 ? c.num_ctas : (sig.defaults.num_ctas > 0 ? sig.defaults.num_ctas : 1);
+    o.maxnreg = c.maxnreg > 0 ? c.maxnreg : sig.defaults.maxnreg;
+    o.enable_fp_fusion = c.enable_fp_fusion;
+    o.launch_pdl = c.launch_pdl;
+    o.launch_cooperative_grid = c.launch_cooperative_grid;
+    if ((o.num_warps & (o.num_warps - 1)) != 0 || o.num_warps > 32 || c.num_warps < 0) [[unlikely]] {
+      throw ValueError(fmt::format("{}: num_warps must be a power of two from 1 to 32, got {}", sig.name, c.num_warps));
+    }
+    if (o.num_ctas > 16 || c.num_ctas < 0 || c.num_stages < 0) [[unlikely]] {
+      throw ValueError(fmt::format("{}: num_ctas must be 1 to 16 and num_stages positive, got {} and {}", sig.name,
+                                   c.num_ctas, c.num_stages));
+    }
+    return o;
+  }
+
+  const Variant* find_or_compile(const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
+                                 std::size_t n) {
+    misses.fetch_add(1, std::memory_order_relaxed);
+    std::shared_ptr<InFlight> flight;
+    bool leader = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (const Variant* v = cache.find(key)) return v;
+      for (const auto& f : in_flight) {
+        if (f->key == key) flight = f;
+      }
+      if (!flight) {
+        flight = std::make_shared<InFlight>(key);
+        in_flight.push_back(flight);
+        leader = true;
+      }
+    }
+    if (!leader) {
+      detail::run_without_gil([&] {
+        std::unique_lock<std::mutex> lock(mutex);
+        done_cv.wait(lock, [&] { return flight->done; });
+      });
+      if (flight->error) std::rethrow_exception(flight->error);
+      return flight->result;
+    }
+    const Variant* result = nullptr;
+    std::exception_ptr error;
+    try {
+      result = cache.insert(compile(o, key, args, n));
+    } catch (...) {
+      error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      flight->done = true;
+      flight->result = result;
+      flight->error = error;
+      std::erase(in_flight, flight);
+    }
+    done_cv.notify_all();
+    if (error) std::rethrow_exception(error);
+    return result;
+  }
+
+  std::unique_ptr<Variant> compile(const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
+                                   std::size_t n) {
+    auto started = std::chrono::steady_clock::now();
+    auto v = std::make_unique<Variant>(key);
+    v->signature_text = detail::describe_variant(sig, key, args, n);
+    v->target = fmt::format("cuda:{}{}", o.arch, o.arch_specific ? "a" : "");
+    std::string request = detail::compile_request_json(sig, o, key, args, n);
+    detail::CompiledBinary compiled;
+    try {
+      compiled = detail::compiler_bridge().compile(spec, sig.name, search_path, request);
+    } catch (const CompileError& e) {
+      throw CompileError(fmt::format("{}: Triton failed to compile the variant ({}) for {}:\n{}", sig.name,
+                                     v->signature_text, v->target, e.what()));
+    }
+    v->binary = std::move(compiled.binary);
+    v->metadata = parse_metadata(sig.name, compiled.metadata_json);
+    v->num_kernel_params = 0;
+    for (uint32_t w = detail::kHeaderWords; w < key.size; ++w) {
+      uint8_t token = detail::word_token(key.words[w]);
+      if (token == detail::kConstexprToken) {
+        ++w;
+      } else {
+        ++v->num_kernel_params;
+      }
+    }
+    v->num_kernel_params += 2;  // global and profile scratch pointers
+    compiles.fetch_add(1, std::memory_order_relaxed);
+    auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
+    compile_nanoseconds.fetch_add(static_cast<uint64_t>(elapsed.count()), std::memory_order_relaxed);
+    return v;
+  }
+
+  const ActiveBackend::Kernel* load(const Variant& v, int device) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto* k = v.loaded[device].load(std::memory_order_acquire)) return k;
+    const auto* k = ActiveBackend::load(impl::KernelImage{v.binary, &v.metadata}, device);
+    v.loaded[device].store(k, std::memory_order_release);
+    return k;
+  }
+
+  VariantInfo info(const Variant& v) const {
+    VariantInfo i;
+    i.kernel_name = v.metadata.name;
+    i.signature = v.signature_text;
+    i.target = v.target;
+    i.triton_version = v.metadata.triton_version;
+    i.num_warps = v.metadata.num_warps;
+    i.num_ctas = v.metadata.num_ctas;
+    i.shared_memory = v.metadata.shared;
+    i.global_scratch_size = v.metadata.global_scratch_size;
+    i.profile_scratch_size = v.metadata.profile_scratch_size;
+    i.num_kernel_params = v.num_kernel_params;
+    i.cubin = v.binary;
+    return i;
+  }
+};
+
+TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::string_view name) {
+  using Registry = std::map<std::pair<std::string, std::string>, TritonJITFunction*>;
+  static auto* registry = new Registry();  // guarded by registry_mutex; never destroyed
+  static auto* registry_mutex = new std::mutex();
+  std::unique_lock<std::mutex> lock(*registry_mutex, std::defer_lock);
+  detail::run_without_gil([&] { lock.lock(); });
+  auto key = std::make_pair(std::string(path), std::string(name));
+  if (auto it = registry->find(key); it != registry->end()) return *it->second;
+
+  auto impl = std::make_unique<Impl>();
+  impl->spec = key.first;
+  impl->name_arg = key.second;
+  impl->search_path = current_search_path();
+  impl->sig = detail::parse_kernel_signature(detail::compiler_bridge().describe(impl->spec, impl->name_arg, impl->search_path));
+  if (impl->sig.params.size() > detail::kMaxParams) {
+    throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", impl->sig.name,
+                                 impl->sig.params.size(), detail::kMaxParams));
+  }
+  auto* fn = new TritonJITFunction(impl.release());
+  registry->emplace(std::move(key), fn);
+  return *fn;
+}
+
+void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
+  Impl& f = *impl_;
+  const int device = ActiveBackend::current_device();
+  if (config.device >= 0 && config.device != device) [[unlikely]] {
+    throw ValueError(fmt::format("{}: LaunchConfig.device is {} but the current device is {}; make it current first",
+                                 f.sig.name, config.device, device));
+  }
+  if (device >= kMaxDevices) [[unlikely]] throw ValueError(fmt::format("{}: device {} is beyond the supported {}", f.sig.name, device, kMaxDevices));
+  const ResolvedOptions options = f.resolve(config, device_target(device));
+  EncodedCall call;
+  detail::encode_call(f.sig, options, args, num_args, device, call);
+  const Variant* v = f.cache.find(call.key);
+  if (v == nullptr) [[unlikely]] v = f.find_or_compile(options, call.key, args, num_args);
+  const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
+  if (k == nullptr) [[unlikely]] k = f.load(*v, device);
+  ActiveBackend::launch(*k, config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
+}
+
+VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
+  Impl& f = *impl_;
+  Target target = default_target();
+  if (ActiveBackend::available()) target = device_target(config.device >= 0 ? config.device : ActiveBackend::current_device());
+  const ResolvedOptions options = f.resolve(config, target);
+  auto call = std::make_unique<EncodedCall>();
+  detail::encode_call(f.sig, options, args, num_args, /*device_check=*/-1, *call);
+  const Variant* v = f.cache.find(call->key);
+  if (v == nullptr) v = f.find_or_compile(options, call->key, args, num_args);
+  return f.info(*v);
+}
+
+const std::string& TritonJITFunction::name() const noexcept { return impl_->sig.name; }
+const std::string& TritonJITFunction::source_file() const noexcept { return impl_->sig.file; }
+
+std::vector<ParamInfo> TritonJITFunction::params() const {
+  std::vector<ParamInfo> out;
+  for (const auto& p : impl_->sig.params) {
+    std::string kind = p.is_constexpr                  ? "constexpr"
+                       : !p.specialize                 ? "do_not_specialize"
+                       : !p.align                      ? "do_not_specialize_on_alignment"
+                                                       : "specialized";
+    out.push_back(ParamInfo{p.name, kind, p.annotation ? detail::token_name(p.annotation) : "", p.has_default});
+  }
+  return out;
+}
+
+FunctionStats TritonJITFunction::stats() const noexcept {
+  FunctionStats s;
+  s.variant_misses = impl_->misses.load(std::memory_order_relaxed);
+  s.compiles = impl_->compiles.load(std::memory_order_relaxed);
+  s.compile_seconds = static_cast<double>(impl_->compile_nanoseconds.load(std::memory_order_relaxed)) * 1e-9;
+  return s;
+}
+
+void add_kernel_search_path(std::string_view directory) {
+  std::lock_guard<std::mutex> lock(search_path_mutex());
+  user_search_path().emplace_back(directory);
+}
+
+Target default_target() {
+  std::string text = detail::env_or("TRITON_JIT_TARGET", "cuda:90");
+  std::string_view arch = text;
+  if (arch.starts_with("cuda:")) arch.remove_prefix(5);
+  if (arch.starts_with("sm_")) arch.remove_prefix(3);
+  Target t;
+  t.arch_specific = !arch.empty() && arch.back() == 'a';
+  if (t.arch_specific) arch.remove_suffix(1);
+  char* end = nullptr;
+  std::string digits(arch);
+  long value = std::strtol(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || value < 10 || value > 1000) {
+    throw ValueError(fmt::format("TRITON_JIT_TARGET='{}' is not a CUDA target; expected e.g. cuda:90 or cuda:90a", text));
+  }
+  t.arch = static_cast<int>(value);
+  return t;
+}
+
+bool cuda_available() noexcept { return ActiveBackend::available(); }
+
+}  // namespace triton_jit

@@ -1,0 +1,245 @@
+// Compiling real kernels through the embedded interpreter, with no GPU: static signatures,
+// cubins for sm_90, the variant cache, and every error a user can make.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <triton_jit/triton_jit.h>
+
+#include "cubin_inspect.h"
+
+using triton_jit::DType;
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJITFunction;
+using triton_jit::device_pointer;
+
+namespace {
+
+const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+
+std::string kernel(const char* file) { return kKernels + "/" + file; }
+
+// Host addresses stand in for device pointers: warmup reads only their alignment.
+alignas(64) float g_buffer[1024];
+auto aligned_f32() { return device_pointer(g_buffer, DType::kFloat32); }
+auto misaligned_f32() { return device_pointer(g_buffer + 1, DType::kFloat32); }
+
+LaunchConfig sm90() {
+  setenv("TRITON_JIT_TARGET", "cuda:90", 1);
+  LaunchConfig c;
+  c.num_warps = 4;
+  c.num_stages = 3;
+  return c;
+}
+
+void expect_cubin(const triton_jit::VariantInfo& v) {
+  ASSERT_TRUE(cubin::is_elf64(v.cubin));
+  EXPECT_EQ(cubin::header(v.cubin).e_machine, cubin::kMachineCuda);
+  EXPECT_TRUE(cubin::has_symbol(v.cubin, v.kernel_name)) << v.kernel_name;
+  EXPECT_EQ(cubin::kernel_param_count(v.cubin, v.kernel_name), v.num_kernel_params) << v.signature;
+  EXPECT_EQ(v.target, "cuda:90");
+}
+
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+}  // namespace
+
+TEST(StaticSignature, ReadsKindsAnnotationsAndDefaults) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "annotated");
+  auto params = f.params();
+  ASSERT_EQ(params.size(), 11u);
+  EXPECT_EQ(params[0].annotation, "*fp32");
+  EXPECT_EQ(params[2].annotation, "i64");
+  EXPECT_EQ(params[3].annotation, "u32");
+  EXPECT_EQ(params[5].annotation, "fp16");
+  EXPECT_EQ(params[6].annotation, "u1");
+  EXPECT_EQ(params[7].kind, "constexpr");
+  EXPECT_TRUE(params[7].has_default);
+  EXPECT_FALSE(params[6].has_default);
+
+  auto& ns = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "no_specialize");
+  auto nsp = ns.params();
+  EXPECT_EQ(nsp[0].kind, "do_not_specialize_on_alignment");
+  EXPECT_EQ(nsp[2].kind, "do_not_specialize");
+  EXPECT_EQ(nsp[3].kind, "do_not_specialize_on_alignment");
+  EXPECT_EQ(nsp[1].kind, "specialized");
+}
+
+TEST(StaticSignature, UnwrapsAutotuneAndHeuristics) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "tuned");
+  EXPECT_EQ(f.name(), "tuned");
+  EXPECT_EQ(f.params().size(), 5u);
+  // The single autotune config supplies num_warps=8 when the call leaves it at 0.
+  LaunchConfig c = sm90();
+  c.num_warps = 0;
+  c.num_stages = 0;
+  auto v = f.warmup(c, aligned_f32(), aligned_f32(), 4096, 256, true);
+  EXPECT_EQ(v.num_warps, 8);
+  expect_cubin(v);
+}
+
+TEST(StaticSignature, PackageModuleSpecAndRelativeImports) {
+  triton_jit::add_kernel_search_path(kKernels);
+  auto& by_module = TritonJITFunction::get_instance("pkg.scale:scale_kernel", "");
+  auto v = by_module.warmup(sm90(), aligned_f32(), aligned_f32(), 1000, 128);
+  expect_cubin(v);
+  auto& by_relative_path = TritonJITFunction::get_instance("pkg/scale.py", "scale_kernel");
+  expect_cubin(by_relative_path.warmup(sm90(), aligned_f32(), aligned_f32(), 1000, 128));
+}
+
+TEST(Compile, ParityKernelsBecomeSm90Cubins) {
+  auto& pointwise = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  expect_cubin(pointwise.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), 4096, 1024));
+  expect_cubin(pointwise.warmup(sm90(), misaligned_f32(), aligned_f32(), aligned_f32(), int64_t{1} << 40, 256));
+
+  auto& row_sum = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "row_sum");
+  expect_cubin(row_sum.warmup(sm90(), aligned_f32(), aligned_f32(), 1024, 1000, 1024));
+
+  auto& matmul = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "matmul");
+  auto f16 = device_pointer(g_buffer, DType::kFloat16);
+  expect_cubin(matmul.warmup(sm90(), f16, f16, f16, 512, 512, 512, 512, 1, 1, 512, 512, 1, 64, 64, 32));
+
+  auto& no_spec = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "no_specialize");
+  expect_cubin(no_spec.warmup(sm90(), aligned_f32(), aligned_f32(), 1, 16, 2.0, 128));
+
+  auto& annotated = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "annotated");
+  auto v = annotated.warmup(sm90(), aligned_f32(), aligned_f32(), 4096, 7u, 2, 0.5, true);  // trailing defaults
+  expect_cubin(v);
+  EXPECT_NE(v.signature.find("MODE='fast'"), std::string::npos) << v.signature;
+  EXPECT_NE(v.signature.find("n: i64:16"), std::string::npos) << v.signature;
+
+  auto& bias = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "optional_bias");
+  expect_cubin(bias.warmup(sm90(), aligned_f32(), std::nullopt, aligned_f32(), 4096, 0.5, true, false, 128));
+  expect_cubin(bias.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), 4096, 0.5, false, true, 128));
+}
+
+TEST(VariantCache, SameVariantDoesNotRecompile) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "row_sum");
+  f.warmup(sm90(), aligned_f32(), aligned_f32(), 2048, 1000, 512);
+  auto before = f.stats().compiles;
+  for (int i = 0; i < 5; ++i) f.warmup(sm90(), aligned_f32(), aligned_f32(), 4096 + 16 * i, 999, 512);
+  EXPECT_EQ(f.stats().compiles, before);
+}
+
+TEST(VariantCache, ChangedOptionOrSpecializationRecompiles) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "row_sum");
+  f.warmup(sm90(), aligned_f32(), aligned_f32(), 2048, 1000, 256);
+  auto before = f.stats().compiles;
+  LaunchConfig eight = sm90();
+  eight.num_warps = 8;
+  EXPECT_EQ(f.warmup(eight, aligned_f32(), aligned_f32(), 2048, 1000, 256).num_warps, 8);
+  f.warmup(sm90(), misaligned_f32(), aligned_f32(), 2048, 1000, 256);  // pointer alignment changed
+  f.warmup(sm90(), aligned_f32(), aligned_f32(), 2047, 1000, 256);     // divisibility of an int changed
+  EXPECT_EQ(f.stats().compiles, before + 3);
+}
+
+TEST(Errors, MissingFile) {
+  auto message = error_of([] { TritonJITFunction::get_instance(kernel("no_such_file.py"), "k"); });
+  EXPECT_NE(message.find("no_such_file.py' not found"), std::string::npos) << message;
+  EXPECT_THROW(TritonJITFunction::get_instance(kernel("no_such_file.py"), "k"), triton_jit::LookupError);
+}
+
+TEST(Errors, MissingFunction) {
+  auto message = error_of([] { TritonJITFunction::get_instance(kernel("parity_kernels.py"), "nope"); });
+  EXPECT_NE(message.find("has no function 'nope'"), std::string::npos) << message;
+}
+
+TEST(Errors, NotAJitFunction) {
+  auto message = error_of([] { TritonJITFunction::get_instance(kernel("parity_kernels.py"), "not_a_kernel"); });
+  EXPECT_NE(message.find("'not_a_kernel' is not a Triton JIT function"), std::string::npos) << message;
+}
+
+TEST(Errors, SyntaxErrorCarriesPythonTraceback) {
+  std::string message;
+  try {
+    TritonJITFunction::get_instance(kernel("broken_syntax.py"), "broken");
+  } catch (const triton_jit::CompileError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("SyntaxError"), std::string::npos) << message;
+  EXPECT_NE(message.find("Traceback"), std::string::npos) << message;
+  EXPECT_NE(message.find("broken_syntax.py"), std::string::npos) << message;
+}
+
+TEST(Errors, TritonCompileErrorReachesTheException) {
+  auto& f = TritonJITFunction::get_instance(kernel("compile_error.py"), "bad_block");
+  std::string message;
+  try {
+    f.warmup(sm90(), aligned_f32(), 100, 100);
+  } catch (const triton_jit::CompileError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("bad_block: Triton failed to compile"), std::string::npos) << message;
+  EXPECT_NE(message.find("BLOCK=100"), std::string::npos) << message;
+  EXPECT_NE(message.find("power of 2"), std::string::npos) << message;
+}
+
+TEST(Errors, WrongArgumentCount) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  auto message = error_of([&] { f.warmup(sm90(), aligned_f32(), aligned_f32(), 16); });
+  EXPECT_NE(message.find("pointwise: expected 5 arguments (x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE), got 3"),
+            std::string::npos)
+      << message;
+  auto& a = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "annotated");
+  message = error_of([&] { a.warmup(sm90(), aligned_f32(), aligned_f32(), 4096); });
+  EXPECT_NE(message.find("annotated: expected 7 to 11 arguments"), std::string::npos) << message;
+}
+
+TEST(Errors, WrongArgumentType) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  EXPECT_THROW(f.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), "n", 1024), triton_jit::TypeError);
+  auto message = error_of([&] { f.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), "n", 1024); });
+  EXPECT_NE(message.find("pointwise: argument 3 'n_elements' got a string"), std::string::npos) << message;
+  message = error_of([&] { f.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), 16, aligned_f32()); });
+  EXPECT_NE(message.find("argument 4 'BLOCK_SIZE' is a constexpr"), std::string::npos) << message;
+  auto& a = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "annotated");
+  message = error_of([&] { a.warmup(sm90(), aligned_f32(), aligned_f32(), 1.5, 7u, 2, 0.5, true); });
+  EXPECT_NE(message.find("argument 2 'n' expected an integer or bool for type i64, got a float"), std::string::npos)
+      << message;
+  message = error_of([&] { a.warmup(sm90(), aligned_f32(), aligned_f32(), 16, -1, 2, 0.5, true); });
+  EXPECT_NE(message.find("argument 3 'count' value -1 does not fit the parameter type u32"), std::string::npos)
+      << message;
+}
+
+TEST(Errors, UnsupportedDtype) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  triton_jit::ArgumentBuilder args;
+  triton_jit::ArgSlot complex_tensor;
+  complex_tensor.kind = triton_jit::ArgKind::kUnsupported;
+  complex_tensor.value.s = "ComplexFloat";
+  args.add(aligned_f32()).add_slot(complex_tensor).add(aligned_f32()).add(16).add(1024);
+  auto message = error_of([&] { f.warmup(sm90(), args.data(), args.size()); });
+  EXPECT_NE(message.find("pointwise: argument 1 'y_ptr' has dtype ComplexFloat, which Triton does not accept"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Errors, LaunchWithoutDriverSaysSo) {
+  if (triton_jit::cuda_available()) GTEST_SKIP() << "a CUDA driver is present; this checks machines without one";
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  try {
+    f(nullptr, 1, 1, 1, 4, 3, aligned_f32(), aligned_f32(), aligned_f32(), 16, 1024);
+    FAIL() << "launch without a driver did not throw";
+  } catch (const triton_jit::DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA driver"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ArgumentBuilder, BuildsTheSameVariantAsTheVariadicCall) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  auto direct = f.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), 4096, 1024);
+  triton_jit::ArgumentBuilder args;
+  args.add(aligned_f32()).add(aligned_f32()).add(aligned_f32()).add(int64_t{4096}).add(1024);
+  auto built = f.warmup(sm90(), args.data(), args.size());
+  EXPECT_EQ(direct.signature, built.signature);
+  EXPECT_EQ(direct.cubin, built.cubin);
+}

@@ -1,0 +1,6 @@
+import triton
+
+
+@triton.jit
+def twice(x):
+    return x * 2

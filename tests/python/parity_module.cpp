@@ -1,0 +1,104 @@
+// triton_jit_parity: a Python module that runs triton_jit's argument encoding on C++-typed
+// values, so that the parity tests can compare it with Triton's own specializer.
+#include <ATen/ops/from_blob.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <triton_jit/torch.h>
+
+#include "encoding/argument_encoder.h"
+#include "encoding/kernel_signature.h"
+
+namespace py = pybind11;
+using triton_jit::ArgSlot;
+using triton_jit::to_slot;
+
+namespace {
+
+c10::ScalarType scalar_type(const std::string& name) {
+  static const std::pair<const char*, c10::ScalarType> kTypes[] = {
+      {"bool", c10::kBool},          {"int8", c10::kChar},       {"int16", c10::kShort},
+      {"int32", c10::kInt},          {"int64", c10::kLong},      {"uint8", c10::kByte},
+      {"uint16", c10::kUInt16},      {"uint32", c10::kUInt32},   {"uint64", c10::kUInt64},
+      {"float16", c10::kHalf},       {"bfloat16", c10::kBFloat16}, {"float32", c10::kFloat},
+      {"float64", c10::kDouble},     {"complex64", c10::kComplexFloat},
+      {"float8_e4m3fn", c10::kFloat8_e4m3fn}, {"float8_e5m2", c10::kFloat8_e5m2},
+      {"float8_e4m3fnuz", c10::kFloat8_e4m3fnuz}, {"float8_e5m2fnuz", c10::kFloat8_e5m2fnuz}};
+  for (const auto& [n, t] : kTypes) {
+    if (name == n) return t;
+  }
+  throw std::invalid_argument("unknown dtype " + name);
+}
+
+// Builds the slot the C++ type `ctype` would give for `value`, through the public ArgTraits.
+ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector<at::Tensor>& keep,
+                  std::vector<std::string>& strings) {
+  if (ctype == "bool") return to_slot(value.cast<bool>());
+  if (ctype == "int8") return to_slot(value.cast<int8_t>());
+  if (ctype == "int16") return to_slot(value.cast<int16_t>());
+  if (ctype == "int32") return to_slot(value.cast<int32_t>());
+  if (ctype == "int64") return to_slot(value.cast<int64_t>());
+  if (ctype == "uint8") return to_slot(value.cast<uint8_t>());
+  if (ctype == "uint16") return to_slot(value.cast<uint16_t>());
+  if (ctype == "uint32") return to_slot(value.cast<uint32_t>());
+  if (ctype == "uint64") return to_slot(value.cast<uint64_t>());
+  if (ctype == "long long") return to_slot(value.cast<long long>());
+  if (ctype == "size_t") return to_slot(value.cast<std::size_t>());
+  if (ctype == "float") return to_slot(value.cast<float>());
+  if (ctype == "double") return to_slot(value.cast<double>());
+  if (ctype == "nullopt") return to_slot(std::nullopt);
+  if (ctype == "nullptr") return to_slot(nullptr);
+  if (ctype == "optional_int64") {
+    return to_slot(value.is_none() ? std::optional<int64_t>() : std::optional<int64_t>(value.cast<int64_t>()));
+  }
+  if (ctype == "optional_double") {
+    return to_slot(value.is_none() ? std::optional<double>() : std::optional<double>(value.cast<double>()));
+  }
+  if (ctype == "string") {
+    strings.push_back(value.cast<std::string>());
+    return to_slot(strings.back());
+  }
+  if (ctype == "scalar_int") return to_slot(c10::Scalar(value.cast<int64_t>()));
+  if (ctype == "scalar_float") return to_slot(c10::Scalar(value.cast<double>()));
+  if (ctype == "scalar_bool") return to_slot(c10::Scalar(value.cast<bool>()));
+  if (ctype == "tensor" || ctype == "optional_tensor") {
+    if (value.is_none()) return to_slot(std::optional<at::Tensor>());
+    auto pair = value.cast<std::pair<std::string, uint64_t>>();
+    // A view of the same address as the Python tensor: only its pointer and dtype are read.
+    keep.push_back(at::from_blob(reinterpret_cast<void*>(pair.second), {1},
+                                 at::TensorOptions().dtype(scalar_type(pair.first))));
+    if (ctype == "optional_tensor") return to_slot(std::optional<at::Tensor>(keep.back()));
+    return to_slot(keep.back());
+  }
+  throw std::invalid_argument("unknown C++ type " + ctype);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(triton_jit_parity, m) {
+  m.def("encode", [](const std::string& describe_json, const py::list& args) {
+    auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
+    std::vector<at::Tensor> keep;
+    std::vector<std::string> strings;
+    keep.reserve(args.size());
+    strings.reserve(args.size());
+    std::vector<ArgSlot> slots;
+    for (auto item : args) {
+      auto pair = item.cast<py::tuple>();
+      slots.push_back(make_slot(pair[0].cast<std::string>(), pair[1], keep, strings));
+    }
+    triton_jit::detail::ResolvedOptions options;
+    auto call = std::make_unique<triton_jit::detail::EncodedCall>();
+    try {
+      triton_jit::detail::encode_call(sig, options, slots.data(), slots.size(), -1, *call);
+    } catch (const triton_jit::TypeError& e) {
+      throw py::type_error(e.what());
+    } catch (const triton_jit::ValueError& e) {
+      throw py::value_error(e.what());
+    }
+    py::list words;
+    for (uint32_t i = 0; i < call->key.size; ++i) words.append(call->key.words[i]);
+    return py::make_tuple(triton_jit::detail::compile_request_json(sig, options, call->key, slots.data(), slots.size()),
+                          words, call->num_kernel_params);
+  });
+}
