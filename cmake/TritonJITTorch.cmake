@@ -17,6 +17,9 @@ endforeach()
 target_include_directories(triton_jit_libtorch SYSTEM INTERFACE
   "${TRITON_JIT_TORCH_DIR}/include" "${TRITON_JIT_TORCH_DIR}/include/torch/csrc/api/include" ${CUDAToolkit_INCLUDE_DIRS})
 target_link_libraries(triton_jit_libtorch INTERFACE ${_torch_libs} CUDA::cudart)
+# torch_cuda registers the CUDA kernels of ATen when it loads; nothing references it by symbol,
+# so --as-needed would drop it.
+target_link_options(triton_jit_libtorch INTERFACE "LINKER:--no-as-needed")
 # torch's libraries find CUDA's in the Python environment through their own RPATH; the linker
 # needs the same directories to check them.
 file(GLOB _nvidia_lib_dirs LIST_DIRECTORIES true "${TRITON_JIT_TORCH_DIR}/../nvidia/*/lib")

@@ -14,6 +14,10 @@ pkgs=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev
       libbenchmark-dev python3-dev)
 [ -n "${TRITON_JIT_PYTHON:-}" ] || pkgs+=(python3-venv)
 for pkg in "${pkgs[@]}"; do
+  case "$pkg" in  # tools installed outside dpkg count too
+    cmake) command -v cmake >/dev/null && continue ;;
+    ninja-build) command -v ninja >/dev/null && continue ;;
+  esac
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
 done
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -8,6 +8,8 @@
 namespace triton_jit::detail::cuda {
 namespace {
 
+constexpr int kDriverAbiVersion = 12000;
+
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 Driver* load_driver() {
@@ -23,12 +25,14 @@ Driver* load_driver() {
     d->load_error = "libcuda.so.1 has no cuGetProcAddress_v2 (driver older than CUDA 12)";
     return d;
   }
-  // Each entry point through cuGetProcAddress, at the version of the headers we compiled with.
+  // Each entry point through cuGetProcAddress at the CUDA 12.0 ABI: our declarations (from cuda.h's
+  // unversioned names) have that ABI, while asking for CUDA_VERSION can return a newer variant
+  // with other parameters (CUDA 13's cuCtxGetDevice_v2 takes a context too).
 #define TRITON_JIT_RESOLVE(name)                                                                      \
   {                                                                                                   \
     CUdriverProcAddressQueryResult status;                                                            \
     void* fn = nullptr;                                                                               \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS ||   \
+    if (get_proc(#name, &fn, kDriverAbiVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS ||   \
         fn == nullptr) {                                                                              \
       d->load_error = fmt::format("the CUDA driver does not provide {}", #name);                      \
       return d;                                                                                       \
