@@ -116,6 +116,9 @@ class TRITON_JIT_API DeviceGuard {
 // thread-safe). Called by every operator in operators/ before its first launch.
 TRITON_JIT_API void install_scratch_allocator();
 
+// An uninitialised contiguous output on the device of `like`, with `dtype`.
+TRITON_JIT_API at::Tensor empty_output(at::IntArrayRef sizes, c10::ScalarType dtype, const at::Tensor& like);
+
 // Checks used by operator wrappers; throw ValueError naming the operator and argument.
 TRITON_JIT_API void check_cuda(const at::Tensor& t, const char* op, const char* arg);
 TRITON_JIT_API void check_same_device(const at::Tensor& a, const at::Tensor& b, const char* op);

@@ -48,7 +48,7 @@ at::Tensor add(const at::Tensor& self, const at::Tensor& other) {
   torch::check_same_device(self, other, "triton_jit::add");
   const auto dtype = at::result_type(self, other);
   const auto shape = at::infer_size(self.sizes(), other.sizes());
-  at::Tensor out = at::empty(shape, self.options().dtype(dtype));
+  at::Tensor out = torch::empty_output(shape, dtype, self);
   if (out.numel() == 0) return out;
   at::Tensor x = self.expand(shape);
   at::Tensor y = other.expand(shape);
@@ -70,7 +70,7 @@ at::Tensor add(const at::Tensor& self, const c10::Scalar& other) {
   torch::check_cuda(self, "triton_jit::add", "self");
   const auto dtype = at::result_type(self, other);
   at::Tensor x = self.contiguous();
-  at::Tensor out = at::empty(self.sizes(), self.options().dtype(dtype));
+  at::Tensor out = torch::empty_output(self.sizes(), dtype, self);
   if (out.numel() == 0) return out;
   torch::install_scratch_allocator();
   torch::DeviceGuard guard(self);

@@ -5,6 +5,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/result_type.h>
 #include <torch/library.h>
+#include <triton_jit/torch_library.h>
 
 #include "common/triton_jit_ops.h"
 
@@ -53,14 +54,19 @@ TORCH_LIBRARY(triton_jit, m) {
   m.def("sum.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
 }
 
-TORCH_LIBRARY_IMPL(triton_jit, CUDA, m) {
-  m.impl("add.Tensor", &triton_jit::ops::add_tensor_cuda);
-  m.impl("add.Scalar", &triton_jit::ops::add_scalar_cuda);
-  m.impl("sum.dim", &triton_jit::ops::sum_dim_cuda);
+namespace {
+
+triton_jit::torch::OpLibrary& implementations() {
+  static auto* library = [] {  // never destroyed: the registrations last for the process
+    auto* l = new triton_jit::torch::OpLibrary("triton_jit");
+    l->impl("add.Tensor", &triton_jit::ops::add_tensor_cuda, &triton_jit::ops::add_tensor_meta)
+        .impl("add.Scalar", &triton_jit::ops::add_scalar_cuda, &triton_jit::ops::add_scalar_meta)
+        .impl("sum.dim", &triton_jit::ops::sum_dim_cuda, &triton_jit::ops::sum_dim_meta);
+    return l;
+  }();
+  return *library;
 }
 
-TORCH_LIBRARY_IMPL(triton_jit, Meta, m) {
-  m.impl("add.Tensor", &triton_jit::ops::add_tensor_meta);
-  m.impl("add.Scalar", &triton_jit::ops::add_scalar_meta);
-  m.impl("sum.dim", &triton_jit::ops::sum_dim_meta);
-}
+const bool kRegistered = (implementations(), true);
+
+}  // namespace

@@ -48,7 +48,7 @@ at::Tensor sum(const at::Tensor& self, int64_t dim, bool keepdim) {
     out_shape.erase(out_shape.begin() + dim);
   }
   if (self.dim() == 0 && !keepdim) out_shape.clear();
-  at::Tensor out = at::empty(out_shape, self.options());
+  at::Tensor out = torch::empty_output(out_shape, self.scalar_type(), self);
   if (out.numel() == 0) return out;
   if (n == 0) return out.zero_();
   at::Tensor x = self.contiguous();

@@ -67,16 +67,23 @@ KernelSignature parse_kernel_signature(std::string_view text) {
     while (sig.num_required > 0 && sig.params[sig.num_required - 1].has_default) --sig.num_required;
     const auto& autotune = json.at("autotune");
     if (!autotune.is_null()) {
-      const auto& configs = autotune.at("configs");
-      sig.num_autotune_configs = configs.size();
-      if (configs.size() == 1) {
-        const auto& c = configs[0];
-        sig.defaults.num_warps = c.value("num_warps", 0);
-        sig.defaults.num_stages = c.value("num_stages", 0);
-        sig.defaults.num_ctas = c.value("num_ctas", 0);
-        if (c.contains("maxnreg") && !c["maxnreg"].is_null()) sig.defaults.maxnreg = c["maxnreg"].get<int>();
+      for (const auto& c : autotune.at("configs")) {
+        AutotuneConfig config;
+        config.options.num_warps = c.value("num_warps", 0);
+        config.options.num_stages = c.value("num_stages", 0);
+        config.options.num_ctas = c.value("num_ctas", 0);
+        if (c.contains("maxnreg") && !c["maxnreg"].is_null()) config.options.maxnreg = c["maxnreg"].get<int>();
+        for (const auto& [name, tagged] : c.at("kwargs").items()) {
+          std::string ignored;
+          config.kwargs.emplace_back(name, slot_from_tagged(tagged, sig, ignored));
+        }
+        sig.autotune_configs.push_back(std::move(config));
       }
+      sig.autotune_key = autotune.value("key", std::vector<std::string>{});
+      // A single config is not a choice: its options are the kernel's defaults.
+      if (sig.autotune_configs.size() == 1) sig.defaults = sig.autotune_configs[0].options;
     }
+    sig.heuristics = json.value("heuristics", std::vector<std::vector<std::string>>{});
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("triton_jit: malformed kernel description from the compile script: {}", e.what()));
   }

@@ -32,6 +32,12 @@ struct LaunchDefaults {
   int maxnreg = 0;
 };
 
+// One @triton.autotune config, kept for autotuning from C++.
+struct AutotuneConfig {
+  std::vector<std::pair<std::string, ArgSlot>> kwargs;  // constexpr values; strings in string_storage
+  LaunchDefaults options;
+};
+
 struct KernelSignature {
   std::string name;
   std::string file;
@@ -39,7 +45,9 @@ struct KernelSignature {
   std::vector<ParamSpec> params;
   std::size_t num_required = 0;  // arguments a call must pass; the rest have defaults
   LaunchDefaults defaults;
-  std::size_t num_autotune_configs = 0;
+  std::vector<AutotuneConfig> autotune_configs;
+  std::vector<std::string> autotune_key;         // argument names the autotuner keys on
+  std::vector<std::vector<std::string>> heuristics;  // per @triton.heuristics: the names it sets
   std::deque<std::string> string_storage;  // backs string defaults (stable addresses)
 };
 

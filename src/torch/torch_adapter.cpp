@@ -1,3 +1,4 @@
+#include <ATen/ops/empty.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
@@ -52,6 +53,10 @@ void install_scratch_allocator() {
     return a;
   }();
   (void)allocator;
+}
+
+at::Tensor empty_output(at::IntArrayRef sizes, c10::ScalarType dtype, const at::Tensor& like) {
+  return at::empty(sizes, like.options().dtype(dtype).memory_format(c10::MemoryFormat::Contiguous));
 }
 
 void check_cuda(const at::Tensor& t, const char* op, const char* arg) {

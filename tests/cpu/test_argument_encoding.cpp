@@ -132,3 +132,19 @@ TEST(ArgumentEncoding, MalformedDescriptionIsAnError) {
   EXPECT_THROW(parse_kernel_signature("{not json"), Error);
   EXPECT_THROW(parse_kernel_signature(R"({"name": "k"})"), Error);
 }
+
+TEST(KernelSignature, KeepsAutotuneConfigsAndHeuristics) {
+  auto sig = parse_kernel_signature(R"({"name": "k", "params": [], "heuristics": [["EVEN"]],
+      "autotune": {"key": ["n"], "configs": [
+        {"kwargs": {"BLOCK": {"int": 128}, "MODE": {"str": "fast"}}, "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": null},
+        {"kwargs": {"BLOCK": {"int": 256}}, "num_warps": 8, "num_stages": 3, "num_ctas": 1, "maxnreg": 128}]}})");
+  ASSERT_EQ(sig.autotune_configs.size(), 2u);
+  EXPECT_EQ(sig.autotune_configs[1].options.num_warps, 8);
+  EXPECT_EQ(sig.autotune_configs[1].options.maxnreg, 128);
+  ASSERT_EQ(sig.autotune_configs[0].kwargs.size(), 2u);
+  EXPECT_EQ(sig.autotune_configs[0].kwargs[0].first, "BLOCK");
+  EXPECT_EQ(sig.autotune_configs[0].kwargs[0].second.value.i, 128);
+  EXPECT_EQ(sig.autotune_key, std::vector<std::string>{"n"});
+  EXPECT_EQ(sig.heuristics.size(), 1u);
+  EXPECT_EQ(sig.defaults.num_warps, 0);  // two configs: no default is implied
+}

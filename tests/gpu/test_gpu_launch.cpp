@@ -254,3 +254,16 @@ TEST_F(Gpu, ManyThreadsManyVariantsAllCorrect) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
 }
+
+TEST_F(Gpu, DriverErrorsNameTheCallAndTheError) {
+  at::Tensor x = at::randn({16}, cuda());
+  LaunchConfig c = grid_for(16, 1024);
+  c.shared_memory = 1 << 30;  // far over any device's limit: the launch itself fails
+  try {
+    gpu_kernel("scale_add")(c, x, x, x, 1.0, 16, 1024);
+    ADD_FAILURE() << "an impossible launch did not fail";
+  } catch (const triton_jit::DriverError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuLaunchKernelEx failed: CUDA_ERROR_"), std::string::npos) << e.what();
+    EXPECT_NE(e.code(), 0);
+  }
+}
