@@ -8,7 +8,7 @@ build=${TRITON_JIT_BUILD_DIR:-$root/build}
 python=$(bash "$root/scripts/build.sh" | tail -n 1) || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
-tests=(test_argument_encoding test_variant_cache test_cuda_backend test_compile_bridge test_gpu_launch)
+tests=(test_argument_encoding test_variant_cache test_cuda_backend test_compile_bridge test_launch_path test_gpu_launch)
 for t in "${tests[@]}"; do
   echo "== $t"
   "$build/bin/$t" --gtest_output="json:$results/$t.json" 2>&1 | grep -E '^\[  (FAILED|SKIPPED|PASSED) |Failure|error' || true

@@ -14,6 +14,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "../common/allocation_counter.h"
 #include "common/triton_jit_ops.h"
 
 using triton_jit::LaunchConfig;
@@ -266,4 +267,22 @@ TEST_F(Gpu, DriverErrorsNameTheCallAndTheError) {
     EXPECT_NE(std::string(e.what()).find("cuLaunchKernelEx failed: CUDA_ERROR_"), std::string::npos) << e.what();
     EXPECT_NE(e.code(), 0);
   }
+}
+
+TEST_F(Gpu, NoHeapAllocationOnACacheHit) {
+  at::Tensor x = at::randn({4096}, cuda());
+  at::Tensor y = at::randn({4096}, cuda());
+  at::Tensor out = at::empty_like(x);
+  auto& k = gpu_kernel("scale_add");
+  LaunchConfig c = grid_for(x.numel(), 1024);
+  k(c, x, y, out, 2.0, x.numel(), 1024);
+  long allocations;
+  {
+    CountAllocations counter;  // our code and the driver's, up to and through cuLaunchKernelEx
+    for (int i = 0; i < 1000; ++i) k(c, x, y, out, 2.0, x.numel(), 1024);
+    allocations = counter.count();
+  }
+  c10::cuda::device_synchronize();
+  EXPECT_EQ(allocations, 0);
+  expect_close(out, x * 2 + y, 1e-6);
 }

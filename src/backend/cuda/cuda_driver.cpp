@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail::cuda {
@@ -14,10 +16,13 @@ using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriv
 
 Driver* load_driver() {
   auto* d = new Driver();  // never destroyed: launches may run during static destruction
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  // TRITON_JIT_CUDA_DRIVER names another driver library (a compat driver, or the tests' stand-in).
+  const char* env = std::getenv("TRITON_JIT_CUDA_DRIVER");
+  const char* path = env != nullptr && *env != '\0' ? env : "libcuda.so.1";
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    d->load_error = fmt::format("libcuda.so.1 could not be loaded ({})", why ? why : "unknown reason");
+    d->load_error = fmt::format("{} could not be loaded ({})", path, why ? why : "unknown reason");
     return d;
   }
   auto get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));

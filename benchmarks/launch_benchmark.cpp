@@ -1,0 +1,253 @@
+// Host time per launch on a GPU: raw cuLaunchKernelEx of the same cubin (the floor), our call in
+// both forms, our operator through the dispatcher against at::add, and launches per second
+// from several threads. Prints "skipped: no GPU" and exits 0 on machines without one.
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <benchmark/benchmark.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <triton_jit/torch.h>
+
+#include "common/triton_jit_ops.h"
+
+namespace {
+
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJITFunction;
+
+constexpr int64_t kN = 1024;
+constexpr int kSyncEvery = 512;
+
+// The raw driver, loaded at run time like the library's, so this builds and exits cleanly
+// on machines without one.
+struct Driver {
+  decltype(&::cuModuleLoadData) module_load_data;
+  decltype(&::cuModuleGetFunction) module_get_function;
+  decltype(&::cuLaunchKernelEx) launch_kernel_ex;
+  decltype(&::cuStreamSynchronize) stream_synchronize;
+};
+
+const Driver& driver() {
+  static const Driver d = [] {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) throw std::runtime_error("libcuda.so.1 not found");
+    return Driver{reinterpret_cast<decltype(&::cuModuleLoadData)>(dlsym(lib, "cuModuleLoadData")),
+                  reinterpret_cast<decltype(&::cuModuleGetFunction)>(dlsym(lib, "cuModuleGetFunction")),
+                  reinterpret_cast<decltype(&::cuLaunchKernelEx)>(dlsym(lib, "cuLaunchKernelEx")),
+                  reinterpret_cast<decltype(&::cuStreamSynchronize)>(dlsym(lib, "cuStreamSynchronize"))};
+  }();
+  return d;
+}
+
+void check(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
+}
+
+const TritonJITFunction& kernel(const char* name) {
+  return TritonJITFunction::get_instance(TRITON_JIT_BENCH_KERNELS, name);
+}
+
+struct Inputs {
+  at::Tensor x = at::randn({kN}, at::device(at::kCUDA));
+  at::Tensor y = at::randn({kN}, at::device(at::kCUDA));
+  at::Tensor out = at::empty({kN}, at::device(at::kCUDA));
+};
+
+Inputs& inputs() {
+  static auto* in = new Inputs();
+  return *in;
+}
+
+// The cubin our call launches, loaded and launched with the bare driver API.
+struct RawKernel {
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  unsigned block_x = 0;
+  int num_params = 0;
+};
+
+RawKernel load_raw(const triton_jit::VariantInfo& v) {
+  RawKernel r;
+  check(driver().module_load_data(&r.module, v.cubin.data()), "cuModuleLoadData");
+  check(driver().module_get_function(&r.function, r.module, v.kernel_name.c_str()), "cuModuleGetFunction");
+  r.block_x = 32u * static_cast<unsigned>(v.num_warps);
+  r.num_params = v.num_kernel_params;
+  return r;
+}
+
+void sync_now(benchmark::State& state, CUstream stream) {
+  state.PauseTiming();
+  driver().stream_synchronize(stream);
+  state.ResumeTiming();
+}
+
+LaunchConfig one_block(CUstream stream) {
+  LaunchConfig c;
+  c.stream = stream;
+  c.grid = {1, 1, 1};
+  c.num_warps = 4;
+  c.num_stages = 3;
+  return c;
+}
+
+CUstream thread_stream() {
+  // Each benchmark thread launches on a stream of its own, as a serving thread would.
+  thread_local c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool();
+  return stream.stream();
+}
+
+void raw_launch_loop(benchmark::State& state, const RawKernel& k, void** params) {
+  CUstream stream = thread_stream();
+  CUlaunchConfig config{};
+  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = k.block_x;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = stream;
+  int i = 0;
+  for (auto _ : state) {
+    check(driver().launch_kernel_ex(&config, k.function, params, nullptr), "cuLaunchKernelEx");
+    if (++i % kSyncEvery == 0) sync_now(state, stream);
+  }
+  driver().stream_synchronize(stream);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_RawDriver_Add(benchmark::State& state) {
+  auto& in = inputs();
+  static RawKernel k = load_raw(kernel("add_small").warmup(one_block(nullptr), in.x, in.y, in.out, kN, 1024));
+  CUdeviceptr x = reinterpret_cast<CUdeviceptr>(in.x.data_ptr()), y = reinterpret_cast<CUdeviceptr>(in.y.data_ptr()),
+              out = reinterpret_cast<CUdeviceptr>(in.out.data_ptr()), scratch = 0;
+  int32_t n = kN;
+  void* params[] = {&x, &y, &out, &n, &scratch, &scratch};
+  raw_launch_loop(state, k, params);
+}
+
+void BM_TritonJIT_Add_StreamGridForm(benchmark::State& state) {
+  auto& in = inputs();
+  const auto& k = kernel("add_small");
+  CUstream stream = thread_stream();
+  int i = 0;
+  for (auto _ : state) {
+    k(stream, 1, 1, 1, 4, 3, in.x, in.y, in.out, kN, 1024);
+    if (++i % kSyncEvery == 0) sync_now(state, stream);
+  }
+  driver().stream_synchronize(stream);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_TritonJIT_Add_LaunchConfigForm(benchmark::State& state) {
+  auto& in = inputs();
+  const auto& k = kernel("add_small");
+  CUstream stream = thread_stream();
+  LaunchConfig c = one_block(stream);
+  int i = 0;
+  for (auto _ : state) {
+    k(c, in.x, in.y, in.out, kN, 1024);
+    if (++i % kSyncEvery == 0) sync_now(state, stream);
+  }
+  driver().stream_synchronize(stream);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_RawDriver_16Args(benchmark::State& state) {
+  auto& in = inputs();
+  static RawKernel k = load_raw(kernel("add_many").warmup(one_block(nullptr), in.x, in.y, in.out, kN, 2, 3, 4, 5, 6,
+                                                          7, 8, 9, 10, 11, 12, 13, 1024));
+  CUdeviceptr x = reinterpret_cast<CUdeviceptr>(in.x.data_ptr()), y = reinterpret_cast<CUdeviceptr>(in.y.data_ptr()),
+              out = reinterpret_cast<CUdeviceptr>(in.out.data_ptr()), scratch = 0;
+  int32_t n = kN, a[12] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+  void* params[] = {&x,    &y,    &out,  &n,     &a[0],  &a[1],  &a[2],   &a[3],   &a[4],
+                    &a[5], &a[6], &a[7], &a[8], &a[9], &a[10], &a[11], &scratch, &scratch};
+  raw_launch_loop(state, k, params);
+}
+
+void BM_TritonJIT_16Args(benchmark::State& state) {
+  auto& in = inputs();
+  const auto& k = kernel("add_many");
+  CUstream stream = thread_stream();
+  LaunchConfig c = one_block(stream);
+  int i = 0;
+  for (auto _ : state) {
+    k(c, in.x, in.y, in.out, kN, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1024);
+    if (++i % kSyncEvery == 0) sync_now(state, stream);
+  }
+  driver().stream_synchronize(stream);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Op_ThroughDispatcher(benchmark::State& state) {
+  auto& in = inputs();
+  static auto op = c10::Dispatcher::singleton()
+                       .findSchemaOrThrow("triton_jit::add", "Tensor")
+                       .typed<at::Tensor(const at::Tensor&, const at::Tensor&)>();
+  CUstream stream = c10::cuda::getCurrentCUDAStream().stream();
+  int i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(op.call(in.x, in.y));
+    if (++i % kSyncEvery == 0) sync_now(state, stream);
+  }
+  driver().stream_synchronize(stream);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_AtAdd(benchmark::State& state) {
+  auto& in = inputs();
+  CUstream stream = c10::cuda::getCurrentCUDAStream().stream();
+  int i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(at::add(in.x, in.y));
+    if (++i % kSyncEvery == 0) sync_now(state, stream);
+  }
+  driver().stream_synchronize(stream);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void register_all() {
+  auto with_stats = [](benchmark::internal::Benchmark* b) {
+    b->Repetitions(15)->ReportAggregatesOnly(true)->MinTime(0.2)->UseRealTime()
+        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+        ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
+  };
+  with_stats(benchmark::RegisterBenchmark("raw cuLaunchKernelEx, add n=1024", BM_RawDriver_Add));
+  with_stats(benchmark::RegisterBenchmark("triton_jit f(stream, grid, ...), add", BM_TritonJIT_Add_StreamGridForm));
+  with_stats(benchmark::RegisterBenchmark("triton_jit f(LaunchConfig, ...), add", BM_TritonJIT_Add_LaunchConfigForm));
+  with_stats(benchmark::RegisterBenchmark("raw cuLaunchKernelEx, 16 args", BM_RawDriver_16Args));
+  with_stats(benchmark::RegisterBenchmark("triton_jit f(LaunchConfig, ...), 16 args", BM_TritonJIT_16Args));
+  with_stats(benchmark::RegisterBenchmark("triton_jit::add via dispatcher (C++)", BM_Op_ThroughDispatcher));
+  with_stats(benchmark::RegisterBenchmark("at::add (C++)", BM_AtAdd));
+  for (int threads : {1, 2, 4, 8}) {
+    benchmark::RegisterBenchmark("threads: raw cuLaunchKernelEx", BM_RawDriver_Add)
+        ->Threads(threads)->MinTime(0.3)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
+    benchmark::RegisterBenchmark("threads: triton_jit", BM_TritonJIT_Add_LaunchConfigForm)
+        ->Threads(threads)->MinTime(0.3)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!triton_jit::cuda_available()) {
+    std::printf("launch_benchmark: skipped: no GPU on this machine\n");
+    return 0;
+  }
+  triton_jit::torch::install_scratch_allocator();
+  c10::cuda::set_device(0);
+  inputs();
+  // Warm every variant and the raw modules before timing.
+  kernel("add_small")(one_block(nullptr), inputs().x, inputs().y, inputs().out, kN, 1024);
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,153 @@
+// The whole launch path on CPU, against the stand-in driver in tests/fake_cuda: the parameters
+// and launch configuration that reach cuLaunchKernelEx, no heap allocation on a cache hit, and
+// concurrent first calls compiling once.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <barrier>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include <triton_jit/triton_jit.h>
+
+#include <cuda.h>
+
+#include "../fake_cuda/fake_cuda.h"
+
+using triton_jit::DType;
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJITFunction;
+using triton_jit::device_pointer;
+
+#include "../common/allocation_counter.h"
+
+namespace {
+
+const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+alignas(64) float g_buffer[4096];
+
+const TritonJITFunction& pointwise() {
+  return TritonJITFunction::get_instance(kKernels + "/parity_kernels.py", "pointwise");
+}
+
+LaunchConfig config(unsigned blocks) {
+  LaunchConfig c;
+  c.grid = {blocks, 1, 1};
+  c.num_warps = 4;
+  c.num_stages = 3;
+  return c;
+}
+
+}  // namespace
+
+TEST(LaunchPath, PassesEncodedParametersAndConfigurationToTheDriver) {
+  fake_cuda_set_recording(true, 6);
+  auto x = device_pointer(g_buffer, DType::kFloat32);
+  auto y = device_pointer(g_buffer + 1024, DType::kFloat32);
+  auto out = device_pointer(g_buffer + 2048, DType::kFloat32);
+  pointwise()(nullptr, 4, 1, 1, 4, 3, x, y, out, int64_t{4000}, 1024);
+  FakeLaunch l = fake_cuda_last_launch();
+  EXPECT_EQ(l.grid[0], 4u);
+  EXPECT_EQ(l.block_x, 128u);
+  EXPECT_EQ(l.num_attrs, 0u);
+  EXPECT_EQ(l.params[0], reinterpret_cast<uint64_t>(g_buffer));
+  EXPECT_EQ(l.params[1], reinterpret_cast<uint64_t>(g_buffer + 1024));
+  EXPECT_EQ(l.params[2], reinterpret_cast<uint64_t>(g_buffer + 2048));
+  EXPECT_EQ(static_cast<uint32_t>(l.params[3]), 4000u);  // an i32, whatever the C++ width
+  EXPECT_EQ(l.params[4], 0u);                             // global scratch: none needed
+  EXPECT_EQ(l.params[5], 0u);                             // profile scratch
+}
+
+TEST(LaunchPath, ClusterCooperativeAndPdlBecomeLaunchAttributes) {
+  fake_cuda_set_recording(true, 0);
+  LaunchConfig c = config(3);
+  c.num_ctas = 2;
+  c.launch_pdl = true;
+  c.launch_cooperative_grid = true;
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  pointwise()(c, p, p, p, 4096, 1024);
+  FakeLaunch l = fake_cuda_last_launch();
+  EXPECT_EQ(l.grid[0], 6u);  // grid x times num_ctas
+  ASSERT_EQ(l.num_attrs, 4u);
+  EXPECT_EQ(l.attr_ids[0], CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+  EXPECT_EQ(l.attr_ids[1], CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+  EXPECT_EQ(l.attr_ids[2], CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+  EXPECT_EQ(l.attr_ids[3], CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE);
+}
+
+TEST(LaunchPath, EmptyGridLaunchesNothing) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  pointwise()(config(1), p, p, p, 4096, 1024);
+  uint64_t before = fake_cuda_launch_count();
+  pointwise()(config(0), p, p, p, 4096, 1024);
+  EXPECT_EQ(fake_cuda_launch_count(), before);
+}
+
+TEST(HitPath, NoHeapAllocationOnACacheHit) {
+  fake_cuda_set_recording(false, 0);
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  const auto& f = pointwise();
+  f(config(8), p, p, p, 8192, 1024);  // compiles and loads
+  uint64_t launches = fake_cuda_launch_count();
+  triton_jit::ArgumentBuilder built(5);
+  built.add(p).add(p).add(p).add(8192).add(1024);
+  long allocations;
+  {
+    CountAllocations counter;
+    for (int i = 0; i < 1000; ++i) f(config(8), p, p, p, 8192 + 16 * (i % 8), 1024);
+    for (int i = 0; i < 1000; ++i) f.launch(config(8), built);
+    allocations = counter.count();
+  }
+  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(fake_cuda_launch_count(), launches + 2000);
+  fake_cuda_set_recording(true, 0);
+}
+
+TEST(SingleFlight, ConcurrentFirstCallsCompileOnce) {
+  const auto& f = pointwise();
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  constexpr int kThreads = 8;
+  std::barrier start(kThreads);
+  std::atomic<int> errors{0};
+  auto compiles = f.stats().compiles;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      start.arrive_and_wait();
+      try {
+        f(config(2), p, p, p, 2048, 128);  // a variant no other test uses
+      } catch (...) {
+        ++errors;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(f.stats().compiles, compiles + 1);
+}
+
+TEST(SingleFlight, DifferentKeysCompileIndependently) {
+  const auto& f = pointwise();
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  constexpr int kThreads = 4;
+  std::barrier start(kThreads);
+  auto compiles = f.stats().compiles;
+  std::vector<std::thread> threads;
+  constexpr int kBlocks[kThreads] = {16, 32, 64, 256};  // four variants no other test uses
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      f(config(2), p, p, p, 2048, kBlocks[t]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(f.stats().compiles, compiles + 4);
+}
+
+int main(int argc, char** argv) {
+  setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
+  setenv("TRITON_JIT_TARGET", "cuda:90", 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

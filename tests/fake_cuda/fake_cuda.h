@@ -1,0 +1,21 @@
+// The fake driver's test hooks (see fake_libcuda.cpp).
+#pragma once
+
+#include <cstdint>
+
+struct FakeLaunch {
+  unsigned grid[3];
+  unsigned block_x;
+  unsigned shared;
+  unsigned num_attrs;
+  int attr_ids[4];
+  uint64_t params[32];  // the first bytes of each parameter
+};
+
+extern "C" {
+FakeLaunch fake_cuda_last_launch();
+uint64_t fake_cuda_launch_count();
+void fake_cuda_set_recording(bool on, int params);
+bool fake_cuda_record_launches();
+int fake_cuda_params_to_record();
+}

@@ -1,0 +1,131 @@
+// A stand-in libcuda.so.1 for machines without a GPU: enough of the driver API for triton_jit
+// to load a module and "launch" it, recording what each launch passed. The launch path then
+// runs end to end on CPU (its parameters, its attributes, its allocations); nothing executes.
+#include <cuda.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "fake_cuda.h"
+
+namespace {
+
+struct FakeContext {
+  int device = 0;
+};
+FakeContext g_primary;
+thread_local CUcontext t_current = nullptr;
+std::mutex g_mutex;
+FakeLaunch g_last;  // guarded by g_mutex
+std::atomic<uint64_t> g_launches{0};
+char g_module_storage;
+char g_function_storage;
+
+CUresult fake_cuInit(unsigned) { return CUDA_SUCCESS; }
+CUresult fake_cuDriverGetVersion(int* v) { *v = 13000; return CUDA_SUCCESS; }
+CUresult fake_cuGetErrorName(CUresult r, const char** s) { *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
+CUresult fake_cuGetErrorString(CUresult, const char** s) { *s = "fake driver error"; return CUDA_SUCCESS; }
+CUresult fake_cuDeviceGet(CUdevice* d, int ordinal) { *d = ordinal; return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+CUresult fake_cuDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
+CUresult fake_cuDeviceGetName(char* name, int len, CUdevice) { std::strncpy(name, "fake", len); return CUDA_SUCCESS; }
+CUresult fake_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    default: *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) { *c = reinterpret_cast<CUcontext>(&g_primary); return CUDA_SUCCESS; }
+CUresult fake_cuCtxGetCurrent(CUcontext* c) { *c = t_current; return CUDA_SUCCESS; }
+CUresult fake_cuCtxSetCurrent(CUcontext c) { t_current = c; return CUDA_SUCCESS; }
+CUresult fake_cuCtxGetDevice(CUdevice* d) {
+  if (t_current == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuCtxPushCurrent(CUcontext c) { t_current = c; return CUDA_SUCCESS; }
+CUresult fake_cuCtxPopCurrent(CUcontext* c) { *c = t_current; return CUDA_SUCCESS; }
+CUresult fake_cuModuleLoadData(CUmodule* m, const void* image) {
+  if (std::memcmp(image, "\x7f" "ELF", 4) != 0) return CUDA_ERROR_INVALID_IMAGE;
+  *m = reinterpret_cast<CUmodule>(&g_module_storage);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult fake_cuModuleGetFunction(CUfunction* f, CUmodule, const char*) {
+  *f = reinterpret_cast<CUfunction>(&g_function_storage);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction) {
+  *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 0;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+CUresult fake_cuFuncSetCacheConfig(CUfunction, CUfunc_cache) { return CUDA_SUCCESS; }
+CUresult fake_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction, void** params, void**) {
+  if (c->sharedMemBytes > 232448) return CUDA_ERROR_INVALID_VALUE;
+  g_launches.fetch_add(1, std::memory_order_relaxed);
+  if (fake_cuda_record_launches()) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_last.grid[0] = c->gridDimX;
+    g_last.grid[1] = c->gridDimY;
+    g_last.grid[2] = c->gridDimZ;
+    g_last.block_x = c->blockDimX;
+    g_last.shared = c->sharedMemBytes;
+    g_last.num_attrs = c->numAttrs;
+    for (unsigned i = 0; i < c->numAttrs && i < 4; ++i) g_last.attr_ids[i] = c->attrs[i].id;
+    for (int i = 0; i < fake_cuda_params_to_record(); ++i) std::memcpy(&g_last.params[i], params[i], 8);
+  }
+  return CUDA_SUCCESS;
+}
+
+struct Entry {
+  const char* name;
+  void* fn;
+};
+#define FAKE_ENTRY(name) {#name, reinterpret_cast<void*>(&fake_##name)}
+const Entry kEntries[] = {
+    FAKE_ENTRY(cuInit), FAKE_ENTRY(cuDriverGetVersion), FAKE_ENTRY(cuGetErrorName), FAKE_ENTRY(cuGetErrorString),
+    FAKE_ENTRY(cuDeviceGet), FAKE_ENTRY(cuDeviceGetCount), FAKE_ENTRY(cuDeviceGetName),
+    FAKE_ENTRY(cuDeviceGetAttribute), FAKE_ENTRY(cuDevicePrimaryCtxRetain), FAKE_ENTRY(cuCtxGetCurrent),
+    FAKE_ENTRY(cuCtxSetCurrent), FAKE_ENTRY(cuCtxGetDevice), FAKE_ENTRY(cuCtxPushCurrent),
+    FAKE_ENTRY(cuCtxPopCurrent), FAKE_ENTRY(cuModuleLoadData), FAKE_ENTRY(cuModuleUnload),
+    FAKE_ENTRY(cuModuleGetFunction), FAKE_ENTRY(cuFuncGetAttribute), FAKE_ENTRY(cuFuncSetAttribute),
+    FAKE_ENTRY(cuFuncSetCacheConfig), FAKE_ENTRY(cuLaunchKernelEx)};
+
+std::atomic<bool> g_record{true};
+std::atomic<int> g_params_to_record{0};
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, cuuint64_t,
+                                                                     CUdriverProcAddressQueryResult* status) {
+  for (const auto& e : kEntries) {
+    if (std::strcmp(e.name, symbol) == 0) {
+      *pfn = e.fn;
+      if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  }
+  *pfn = nullptr;
+  if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+__attribute__((visibility("default"))) FakeLaunch fake_cuda_last_launch() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_last;
+}
+__attribute__((visibility("default"))) uint64_t fake_cuda_launch_count() { return g_launches.load(); }
+__attribute__((visibility("default"))) void fake_cuda_set_recording(bool on, int params) {
+  g_record = on;
+  g_params_to_record = params;
+}
+bool fake_cuda_record_launches() { return g_record.load(std::memory_order_relaxed); }
+int fake_cuda_params_to_record() { return g_params_to_record.load(std::memory_order_relaxed); }
+}
