@@ -24,18 +24,21 @@ const TritonJITFunction& add_scalar_kernel() {
   return k;
 }
 
-// A rank-4 view of `t` expanded to `shape`: leading dims of size 1, broadcast dims of stride 0.
+// `t` broadcast to `shape` as a rank-4 view: leading dims of size 1, broadcast dims of stride 0.
+// Computed from sizes and strides, without creating the expanded tensor (that costs a TensorImpl).
 struct View4 {
   std::array<int64_t, 4> sizes{1, 1, 1, 1};
   std::array<int64_t, 4> strides{0, 0, 0, 0};
 };
 
-View4 view4(const at::Tensor& expanded) {
+View4 broadcast_view4(const at::Tensor& t, c10::IntArrayRef shape) {
   View4 v;
-  const int64_t rank = expanded.dim();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t t_rank = t.dim();
   for (int64_t d = 0; d < rank; ++d) {
-    v.sizes[4 - rank + d] = expanded.size(d);
-    v.strides[4 - rank + d] = expanded.stride(d);
+    const int64_t td = d - (rank - t_rank);
+    v.sizes[4 - rank + d] = shape[d];
+    v.strides[4 - rank + d] = (td >= 0 && t.size(td) != 1) ? t.stride(td) : 0;
   }
   return v;
 }
@@ -47,17 +50,19 @@ at::Tensor add(const at::Tensor& self, const at::Tensor& other) {
   torch::check_cuda(other, "triton_jit::add", "other");
   torch::check_same_device(self, other, "triton_jit::add");
   const auto dtype = at::result_type(self, other);
-  const auto shape = at::infer_size(self.sizes(), other.sizes());
+  const auto shape = at::infer_size_dimvector(self.sizes(), other.sizes());
   at::Tensor out = torch::empty_output(shape, dtype, self);
   if (out.numel() == 0) return out;
-  at::Tensor x = self.expand(shape);
-  at::Tensor y = other.expand(shape);
-  if (x.dim() > 4) {  // beyond rank 4: materialise the broadcast and add flat
-    x = x.contiguous().view({-1});
-    y = y.contiguous().view({-1});
+  at::Tensor x = self;
+  at::Tensor y = other;
+  if (shape.size() > 4) {  // beyond rank 4: materialise the broadcast and add flat
+    x = self.expand(shape).contiguous().view({-1});
+    y = other.expand(shape).contiguous().view({-1});
   }
-  const View4 xv = view4(x);
-  const View4 yv = view4(y);
+  const int64_t flat[1] = {out.numel()};
+  const c10::IntArrayRef view_shape = shape.size() > 4 ? c10::IntArrayRef(flat) : c10::IntArrayRef(shape);
+  const View4 xv = broadcast_view4(x, view_shape);
+  const View4 yv = broadcast_view4(y, view_shape);
   torch::install_scratch_allocator();
   torch::DeviceGuard guard(self);
   add_kernel()(torch::current_stream(), torch::blocks_for(out.numel(), kBlock), 1, 1, 4, 3, x, y, out, out.numel(),

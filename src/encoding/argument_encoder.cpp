@@ -78,7 +78,7 @@ bool fits_i32(const ArgSlot& s) {
          s.value.i <= std::numeric_limits<int32_t>::max();
 }
 
-Attr alignment_attr(const ParamSpec& p, uint64_t bits) {
+Attr alignment_attr(const ParamRule& p, uint64_t bits) {
   return (p.align && (bits & 15) == 0) ? Attr::kDivisible16 : Attr::kEmpty;
 }
 
@@ -235,9 +235,10 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
   uint32_t w = kHeaderWords;
   uint32_t kp = 0;
 
+  const ParamRule* rules = sig.rules.data();
   for (std::size_t i = 0; i < np; ++i) {
-    const ParamSpec& p = sig.params[i];
-    const ArgSlot& s = argument_or_default(sig, args, n, i);
+    const ParamRule& p = rules[i];
+    const ArgSlot& s = i < n ? args[i] : argument_or_default(sig, args, n, i);
     if (p.is_constexpr) {
       put_constexpr(sig, i, s, key, w);
       continue;

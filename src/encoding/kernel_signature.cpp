@@ -61,6 +61,7 @@ KernelSignature parse_kernel_signature(std::string_view text) {
         spec.has_default = true;
         spec.default_value = slot_from_tagged(p.at("default"), sig, spec.default_error);
       }
+      sig.rules.push_back(ParamRule{spec.is_constexpr, spec.specialize, spec.align, spec.annotation});
       sig.params.push_back(std::move(spec));
     }
     sig.num_required = sig.params.size();

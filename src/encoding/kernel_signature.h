@@ -24,6 +24,15 @@ struct ParamSpec {
   std::string default_error;  // set when the Python default cannot be expressed from C++
 };
 
+// What the encoder reads per parameter on every call, packed apart from the names and defaults
+// so that a call touches a few bytes per parameter.
+struct ParamRule {
+  bool is_constexpr;
+  bool specialize;
+  bool align;
+  TypeToken annotation;
+};
+
 // Options a kernel's decorator supplies (its single autotune config), 0 when absent.
 struct LaunchDefaults {
   int num_warps = 0;
@@ -43,6 +52,7 @@ struct KernelSignature {
   std::string file;
   std::string triton_version;
   std::vector<ParamSpec> params;
+  std::vector<ParamRule> rules;  // one per parameter, derived from params
   std::size_t num_required = 0;  // arguments a call must pass; the rest have defaults
   LaunchDefaults defaults;
   std::vector<AutotuneConfig> autotune_configs;

@@ -20,12 +20,13 @@ struct VariantKey {
   uint64_t words[kMaxKeyWords];
 
   void finish() noexcept {
-    // A multiply-xorshift mix per word: the key is short and this runs on every call.
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ size;
-    for (uint32_t i = 0; i < size; ++i) {
-      h = (h ^ words[i]) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 31;
-    }
+    // Each word is mixed on its own and the products summed, so the multiplies pipeline instead
+    // of forming one dependent chain (this runs on every call); a final mix spreads the bits.
+    uint64_t h = 0x9E3779B97F4A7C15ull * (size + 1);
+    for (uint32_t i = 0; i < size; ++i) h += (words[i] ^ (0xD6E8FEB86659FD93ull * (i + 1))) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 29;
     hash = h;
   }
 
