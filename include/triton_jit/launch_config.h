@@ -35,7 +35,9 @@ struct LaunchConfig {
   bool launch_pdl = false;               // programmatic dependent launch
   bool launch_cooperative_grid = false;  // cooperative launch (grid-wide sync)
   int shared_memory = -1;  // dynamic shared memory bytes; -1: what the compiled kernel needs
-  int device = -1;         // -1: the calling thread's current CUDA device
+  // The device to launch on; -1: the device of the tensor arguments, or with none the calling
+  // thread's current device. Its context must be current (or be the device's primary context).
+  int device = -1;
 };
 
 // Compile target used when no GPU decides it ("cuda:90"): TRITON_JIT_TARGET, else cuda:90.

@@ -114,6 +114,13 @@ Target device_target(int device) {
   return t;
 }
 
+int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (args[i].kind == ArgKind::kPointer && args[i].device >= 0) return args[i].device;
+  }
+  return -1;
+}
+
 }  // namespace
 
 struct TritonJITFunction::Impl {
@@ -278,11 +285,11 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
 
 void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
-  const int device = ActiveBackend::current_device();
-  if (config.device >= 0 && config.device != device) [[unlikely]] {
-    throw ValueError(fmt::format("{}: LaunchConfig.device is {} but the current device is {}; make it current first",
-                                 f.sig.name, config.device, device));
-  }
+  // Note [Launch device]: LaunchConfig.device, else the device of the tensor arguments, else the
+  // calling thread's current device. Asking the driver costs more than the rest of a cache hit
+  // on the H200 VMs, so it is the last resort. The encoder checks every tensor against it.
+  int device = config.device >= 0 ? config.device : first_tensor_device(args, num_args);
+  if (device < 0) device = ActiveBackend::current_device();
   if (device >= kMaxDevices) [[unlikely]] throw ValueError(fmt::format("{}: device {} is beyond the supported {}", f.sig.name, device, kMaxDevices));
   const ResolvedOptions options = f.resolve(config, device_target(device));
   EncodedCall call;

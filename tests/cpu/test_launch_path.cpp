@@ -13,6 +13,8 @@
 
 #include <cuda.h>
 
+#include <dlfcn.h>
+
 #include "../fake_cuda/fake_cuda.h"
 
 using triton_jit::DType;
@@ -23,6 +25,16 @@ using triton_jit::device_pointer;
 #include "../common/allocation_counter.h"
 
 namespace {
+
+// The stand-in driver's hooks, from the same library triton_jit loads (one instance per path).
+template <class Fn>
+Fn* hook(const char* name) {
+  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
+  return reinterpret_cast<Fn*>(dlsym(lib, name));
+}
+FakeLaunch last_launch() { return hook<FakeLaunch()>("fake_cuda_last_launch")(); }
+uint64_t launch_count() { return hook<uint64_t()>("fake_cuda_launch_count")(); }
+void set_recording(bool on, int params) { hook<void(bool, int)>("fake_cuda_set_recording")(on, params); }
 
 const std::string kKernels = TRITON_JIT_TEST_KERNELS;
 alignas(64) float g_buffer[4096];
@@ -42,12 +54,12 @@ LaunchConfig config(unsigned blocks) {
 }  // namespace
 
 TEST(LaunchPath, PassesEncodedParametersAndConfigurationToTheDriver) {
-  fake_cuda_set_recording(true, 6);
+  set_recording(true, 6);
   auto x = device_pointer(g_buffer, DType::kFloat32);
   auto y = device_pointer(g_buffer + 1024, DType::kFloat32);
   auto out = device_pointer(g_buffer + 2048, DType::kFloat32);
   pointwise()(nullptr, 4, 1, 1, 4, 3, x, y, out, int64_t{4000}, 1024);
-  FakeLaunch l = fake_cuda_last_launch();
+  FakeLaunch l = last_launch();
   EXPECT_EQ(l.grid[0], 4u);
   EXPECT_EQ(l.block_x, 128u);
   EXPECT_EQ(l.num_attrs, 0u);
@@ -60,14 +72,14 @@ TEST(LaunchPath, PassesEncodedParametersAndConfigurationToTheDriver) {
 }
 
 TEST(LaunchPath, ClusterCooperativeAndPdlBecomeLaunchAttributes) {
-  fake_cuda_set_recording(true, 0);
+  set_recording(true, 0);
   LaunchConfig c = config(3);
   c.num_ctas = 2;
   c.launch_pdl = true;
   c.launch_cooperative_grid = true;
   auto p = device_pointer(g_buffer, DType::kFloat32);
   pointwise()(c, p, p, p, 4096, 1024);
-  FakeLaunch l = fake_cuda_last_launch();
+  FakeLaunch l = last_launch();
   EXPECT_EQ(l.grid[0], 6u);  // grid x times num_ctas
   ASSERT_EQ(l.num_attrs, 4u);
   EXPECT_EQ(l.attr_ids[0], CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
@@ -79,17 +91,17 @@ TEST(LaunchPath, ClusterCooperativeAndPdlBecomeLaunchAttributes) {
 TEST(LaunchPath, EmptyGridLaunchesNothing) {
   auto p = device_pointer(g_buffer, DType::kFloat32);
   pointwise()(config(1), p, p, p, 4096, 1024);
-  uint64_t before = fake_cuda_launch_count();
+  uint64_t before = launch_count();
   pointwise()(config(0), p, p, p, 4096, 1024);
-  EXPECT_EQ(fake_cuda_launch_count(), before);
+  EXPECT_EQ(launch_count(), before);
 }
 
 TEST(HitPath, NoHeapAllocationOnACacheHit) {
-  fake_cuda_set_recording(false, 0);
+  set_recording(false, 0);
   auto p = device_pointer(g_buffer, DType::kFloat32);
   const auto& f = pointwise();
   f(config(8), p, p, p, 8192, 1024);  // compiles and loads
-  uint64_t launches = fake_cuda_launch_count();
+  uint64_t launches = launch_count();
   triton_jit::ArgumentBuilder built(5);
   built.add(p).add(p).add(p).add(8192).add(1024);
   long allocations;
@@ -100,8 +112,8 @@ TEST(HitPath, NoHeapAllocationOnACacheHit) {
     allocations = counter.count();
   }
   EXPECT_EQ(allocations, 0);
-  EXPECT_EQ(fake_cuda_launch_count(), launches + 2000);
-  fake_cuda_set_recording(true, 0);
+  EXPECT_EQ(launch_count(), launches + 2000);
+  set_recording(true, 0);
 }
 
 TEST(SingleFlight, ConcurrentFirstCallsCompileOnce) {

@@ -12,6 +12,7 @@ struct FakeLaunch {
   uint64_t params[32];  // the first bytes of each parameter
 };
 
+// Exported by the stand-in driver; tests reach them with dlsym.
 extern "C" {
 FakeLaunch fake_cuda_last_launch();
 uint64_t fake_cuda_launch_count();
