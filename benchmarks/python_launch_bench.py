@@ -14,21 +14,25 @@ import torch
 
 N = 1024
 CALLS_PER_SAMPLE = 1000
-SAMPLES = 30
+SAMPLES = 40
 
 
-def per_call_us(fn):
-    for _ in range(200):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(SAMPLES):
-        start = time.perf_counter_ns()
-        for _ in range(CALLS_PER_SAMPLE):
+def per_call_us(fns):
+    """Median, min and max microseconds per call of each function. The functions take turns
+    batch by batch, so that a drift of the machine affects them alike."""
+    for fn in fns:
+        for _ in range(200):
             fn()
-        samples.append((time.perf_counter_ns() - start) / CALLS_PER_SAMPLE / 1000)
-        torch.cuda.synchronize()
-    return statistics.median(samples), min(samples), max(samples)
+    torch.cuda.synchronize()
+    samples = [[] for _ in fns]
+    for _ in range(SAMPLES):
+        for fn, out in zip(fns, samples):
+            start = time.perf_counter_ns()
+            for _ in range(CALLS_PER_SAMPLE):
+                fn()
+            out.append((time.perf_counter_ns() - start) / CALLS_PER_SAMPLE / 1000)
+            torch.cuda.synchronize()
+    return [(statistics.median(v), min(v), max(v)) for v in samples]
 
 
 def main():
@@ -59,8 +63,7 @@ def main():
     ]
     results = {}
     print(f"{'call':<42} {'median us':>10} {'min':>8} {'max':>8}")
-    for name, fn in rows:
-        median, low, high = per_call_us(fn)
+    for (name, _), (median, low, high) in zip(rows, per_call_us([fn for _, fn in rows])):
         results[name] = median
         print(f"{name:<42} {median:>10.2f} {low:>8.2f} {high:>8.2f}")
     ours_us = results[rows[0][0]]

@@ -13,6 +13,25 @@ for t in "${tests[@]}"; do
   echo "== $t"
   "$build/bin/$t" --gtest_output="json:$results/$t.json" 2>&1 | grep -E '^\[  (FAILED|SKIPPED|PASSED) |Failure|error' || true
 done
+# The concurrent parts again under ThreadSanitizer (core only: no torch, no GPU needed).
+tsan_build="$build-tsan"
+tsan_tests=(test_variant_cache test_launch_path)
+echo "== ThreadSanitizer build"
+if cmake -S "$root" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$python" \
+     -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS=-fsanitize=thread \
+     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
+     -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=thread > "$results/../tsan-configure.log" 2>&1 &&
+   cmake --build "$tsan_build" --target "${tsan_tests[@]}" > "$results/../tsan-build.log" 2>&1; then
+  for t in "${tsan_tests[@]}"; do
+    echo "== $t (ThreadSanitizer)"
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_build/bin/$t" \
+      --gtest_output="json:$results/tsan_$t.json" 2>&1 | grep -E '^\[  (FAILED|SKIPPED|PASSED) |WARNING: ThreadSanitizer|SUMMARY' || true
+  done
+else
+  echo "ThreadSanitizer build failed; see $build/tsan-*.log"
+fi
+tests+=("${tsan_tests[@]/#/tsan_}")
+
 echo "== pytest"
 TRITON_JIT_BUILD_DIR="$build" "$python" -m pytest -q -rs "$root/tests/python" --junitxml="$results/pytest.xml" 2>&1 | tail -n 20
 "$python" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest
