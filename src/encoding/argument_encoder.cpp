@@ -188,26 +188,22 @@ uint64_t string_hash(const ArgSlot& s) {
   return h;
 }
 
-// A constexpr value (declared, or folded like None and the integer 1): two key words.
-void put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot& s, VariantKey& key, uint32_t& w) {
+// A constexpr value (declared, or folded like None and the integer 1): its entry, and its value
+// in the next constexpr word.
+uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot& s, VariantKey& key, uint32_t& cw) {
   uint8_t kind;
   uint64_t value;
-  uint32_t extra = 0;
   switch (s.kind) {
     case ArgKind::kNone: kind = kVNone; value = 0; break;
     case ArgKind::kBool: kind = kVBool; value = static_cast<uint64_t>(s.value.i); break;
     case ArgKind::kInt: kind = kVInt; value = s.value.u; break;
     case ArgKind::kUInt: kind = kVUInt; value = s.value.u; break;
     case ArgKind::kFloat: kind = kVFloat; value = std::bit_cast<uint64_t>(s.value.f); break;
-    case ArgKind::kString:
-      kind = kVString;
-      value = string_hash(s);
-      extra = s.size;
-      break;
+    case ArgKind::kString: kind = kVString; value = string_hash(s); break;
     default: throw_type(sig, i, fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
   }
-  key.words[w++] = param_word(kConstexprToken, Attr::kNone, kind, extra);
-  key.words[w++] = value;
+  key.words[cw++] = value;
+  return param_entry(kConstexprToken, Attr::kNone, kind);
 }
 
 const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* args, std::size_t n, std::size_t i) {
@@ -232,7 +228,16 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
                  (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
                  (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);
   key.words[1] = static_cast<uint64_t>(o.maxnreg);
-  uint32_t w = kHeaderWords;
+  const uint32_t entry_words = param_words(np);
+  uint64_t entry_word = 0;  // four entries gather in a register, then go out as one store
+  auto set_entry = [&](std::size_t i, uint16_t entry) {
+    entry_word |= uint64_t{entry} << (16 * (i % 4));
+    if (i % 4 == 3) {
+      key.words[kHeaderWords + i / 4] = entry_word;
+      entry_word = 0;
+    }
+  };
+  uint32_t cw = kHeaderWords + entry_words;
   uint32_t kp = 0;
 
   const ParamRule* rules = sig.rules.data();
@@ -240,7 +245,7 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
     const ParamRule& p = rules[i];
     const ArgSlot& s = i < n ? args[i] : argument_or_default(sig, args, n, i);
     if (p.is_constexpr) {
-      put_constexpr(sig, i, s, key, w);
+      set_entry(i, put_constexpr(sig, i, s, key, cw));
       continue;
     }
     if (s.kind == ArgKind::kUnsupported) [[unlikely]] {
@@ -286,7 +291,7 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
       }
     } else {
       switch (s.kind) {
-        case ArgKind::kNone: put_constexpr(sig, i, s, key, w); continue;
+        case ArgKind::kNone: set_entry(i, put_constexpr(sig, i, s, key, cw)); continue;
         case ArgKind::kBool:
           token = scalar_token(DType::kBool);
           cell = static_cast<uint64_t>(s.value.i);
@@ -301,7 +306,7 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
         case ArgKind::kInt:
         case ArgKind::kUInt:
           if (p.specialize && s.kind == ArgKind::kInt && s.value.i == 1) {
-            put_constexpr(sig, i, s, key, w);
+            set_entry(i, put_constexpr(sig, i, s, key, cw));
             continue;
           }
           if (fits_i32(s)) {
@@ -322,12 +327,13 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
         default: throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
       }
     }
-    key.words[w++] = param_word(token, attr, 0);
+    set_entry(i, param_entry(token, attr));
     out.params[kp] = &cell;
     ++kp;
   }
+  if (np % 4 != 0) key.words[kHeaderWords + np / 4] = entry_word;
   out.num_kernel_params = kp;
-  key.size = w;
+  key.size = cw;
   key.finish();
 }
 
@@ -342,11 +348,11 @@ struct DecodedParam {
 
 template <class Fn>
 void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) {
-  uint32_t w = kHeaderWords;
+  uint32_t cw = kHeaderWords + param_words(sig.params.size());
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    uint64_t word = key.words[w++];
-    DecodedParam d{word_token(word), word_attr(word), word_value_kind(word), 0};
-    if (d.token == kConstexprToken) d.value = key.words[w++];
+    uint16_t entry = key_entry(key, i);
+    DecodedParam d{entry_token(entry), entry_attr(entry), entry_value_kind(entry), 0};
+    if (d.token == kConstexprToken) d.value = key.words[cw++];
     fn(i, d);
   }
 }
@@ -412,6 +418,12 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
                             {"options", options},
                             {"target", fmt::format("cuda:{}{}", o.arch, o.arch_specific ? "a" : "")}};
   return request.dump();
+}
+
+int kernel_param_count(const KernelSignature& sig, const VariantKey& key) {
+  int count = 0;
+  for_each_param(sig, key, [&](std::size_t, const DecodedParam& d) { count += d.token != kConstexprToken; });
+  return count;
 }
 
 std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const ArgSlot* args, std::size_t n) {

@@ -42,6 +42,9 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& options, con
 std::string compile_request_json(const KernelSignature& sig, const ResolvedOptions& options, const VariantKey& key,
                                  const ArgSlot* args, std::size_t num_args);
 
+// Parameters the kernel ABI takes from the user for this variant (constexprs excluded).
+int kernel_param_count(const KernelSignature& sig, const VariantKey& key);
+
 // Human-readable variant, for messages and VariantInfo: "*fp32:16, i32, constexpr BLOCK=1024".
 std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const ArgSlot* args,
                              std::size_t num_args);

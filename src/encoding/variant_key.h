@@ -1,8 +1,10 @@
 // VariantKey: the fixed-size binary identity of a compiled variant within one function.
 //
-// Word 0 holds the target and the compile options, word 1 the remaining options; then each
-// parameter adds one word (type token, attribute, value kind) and constexpr-like parameters
-// one more (the value's bits; a string's hash). Hashed once per call; compared word by word.
+// Word 0 holds the target and the compile options, word 1 the remaining options. Then each
+// parameter takes 16 bits (its type token, its attribute and the kind of a constexpr value),
+// four to a word, and each constexpr-like parameter one more word after those (the value's bits;
+// a string's hash). Hashed once per call; compared word by word. Small on purpose: a launch
+// touches it twice, right after the driver has evicted much of the cache.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,7 @@ namespace triton_jit::detail {
 
 inline constexpr std::size_t kMaxParams = 128;
 inline constexpr std::size_t kHeaderWords = 2;
-inline constexpr std::size_t kMaxKeyWords = kHeaderWords + 2 * kMaxParams;
+inline constexpr std::size_t kMaxKeyWords = kHeaderWords + kMaxParams / 4 + kMaxParams;
 
 struct VariantKey {
   uint32_t size = 0;  // words in use
@@ -35,15 +37,21 @@ struct VariantKey {
   }
 };
 
-// Parameter word layout.
+// Parameter entry layout: token in the low byte, attribute and value kind in the high byte.
 enum class Attr : uint8_t { kNone = 0, kEmpty = 1, kDivisible16 = 2 };
 
-constexpr uint64_t param_word(uint8_t token, Attr attr, uint8_t value_kind, uint32_t extra = 0) noexcept {
-  return uint64_t{token} | (uint64_t{static_cast<uint8_t>(attr)} << 8) | (uint64_t{value_kind} << 16) |
-         (uint64_t{extra} << 32);
+constexpr uint16_t param_entry(uint8_t token, Attr attr, uint8_t value_kind = 0) noexcept {
+  return static_cast<uint16_t>(token | ((static_cast<unsigned>(attr) | (value_kind << 2)) << 8));
 }
-constexpr uint8_t word_token(uint64_t w) noexcept { return static_cast<uint8_t>(w); }
-constexpr Attr word_attr(uint64_t w) noexcept { return static_cast<Attr>(static_cast<uint8_t>(w >> 8)); }
-constexpr uint8_t word_value_kind(uint64_t w) noexcept { return static_cast<uint8_t>(w >> 16); }
+constexpr uint8_t entry_token(uint16_t e) noexcept { return static_cast<uint8_t>(e); }
+constexpr Attr entry_attr(uint16_t e) noexcept { return static_cast<Attr>((e >> 8) & 3); }
+constexpr uint8_t entry_value_kind(uint16_t e) noexcept { return static_cast<uint8_t>(e >> 10); }
+constexpr uint32_t param_words(std::size_t num_params) noexcept { return static_cast<uint32_t>((num_params + 3) / 4); }
+
+// The 16-bit entry of parameter i.
+inline uint16_t key_entry(const VariantKey& key, std::size_t i) noexcept {
+  uint64_t word = key.words[kHeaderWords + i / 4];
+  return static_cast<uint16_t>(word >> (16 * (i % 4)));
+}
 
 }  // namespace triton_jit::detail

@@ -34,13 +34,14 @@ constexpr int kMaxDevices = 64;
 // A compiled variant. Immutable once published, except `loaded`, whose slots are filled once
 // each (under the function's mutex) and read lock-free.
 struct Variant {
+  // What a launch reads comes first: the loaded kernels, then the key's hash and words.
+  mutable std::atomic<const ActiveBackend::Kernel*> loaded[kMaxDevices] = {};
   const VariantKey key;
   impl::KernelMetadata metadata;
   std::string binary;
   std::string signature_text;
   std::string target;
   int num_kernel_params = 0;
-  mutable std::atomic<const ActiveBackend::Kernel*> loaded[kMaxDevices] = {};
 
   explicit Variant(const VariantKey& k) : key(k) {}
 };
@@ -219,15 +220,7 @@ struct TritonJITFunction::Impl {
     }
     v->binary = std::move(compiled.binary);
     v->metadata = parse_metadata(sig.name, compiled.metadata_json);
-    v->num_kernel_params = 0;
-    for (uint32_t w = detail::kHeaderWords; w < key.size; ++w) {
-      uint8_t token = detail::word_token(key.words[w]);
-      if (token == detail::kConstexprToken) {
-        ++w;
-      } else {
-        ++v->num_kernel_params;
-      }
-    }
+    v->num_kernel_params = detail::kernel_param_count(sig, key);
     v->num_kernel_params += 2;  // global and profile scratch pointers
     compiles.fetch_add(1, std::memory_order_relaxed);
     auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);

@@ -11,19 +11,21 @@
 namespace triton_jit::detail::cuda {
 
 struct CudaBackend::Kernel {
-  CUmodule module = nullptr;
+  // Read on every launch, kept together.
   CUfunction function = nullptr;
-  CUcontext context = nullptr;
-  int device = 0;
   unsigned block_x = 128;
   unsigned num_ctas = 1;
   unsigned shared = 0;
+  unsigned num_attrs = 0;
   uint64_t global_scratch_size = 0;
-  uint64_t global_scratch_align = 1;
   uint64_t profile_scratch_size = 0;
+  uint64_t global_scratch_align = 1;
   uint64_t profile_scratch_align = 1;
   CUlaunchAttribute attrs[4]{};
-  unsigned num_attrs = 0;
+  // Load-time state.
+  CUmodule module = nullptr;
+  CUcontext context = nullptr;
+  int device = 0;
   std::string name;
 };
 
