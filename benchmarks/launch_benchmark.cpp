@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <thread>
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -289,6 +291,62 @@ void paired_comparison() {
   std::printf("  ours - raw, 16 args: median %+.0f ns (target <= +300)\n", median(diff16));
 }
 
+// Launches per second from `threads` threads, each on its own stream, alternating phases of raw
+// launches and of ours (Note [Paired timing]); the median over the phases of each.
+void paired_threads(int threads) {
+  auto& in = inputs();
+  const auto& small = kernel("add_small");
+  static RawKernel raw_small = load_raw(small.warmup(one_block(nullptr), in.x, in.y, in.out, kN, 1024));
+  constexpr int kPhases = 10;
+  constexpr auto kPhaseLength = std::chrono::milliseconds(100);
+  std::vector<double> raw_rate, ours_rate;
+  for (int phase = 0; phase < 2 * kPhases; ++phase) {
+    const bool ours = phase % 2 == 1;
+    std::atomic<long> launches{0};
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        c10::cuda::CUDAGuard device_guard(0);
+        CUstream stream = thread_stream();
+        LaunchConfig c = one_block(stream);
+        CUdeviceptr x = reinterpret_cast<CUdeviceptr>(in.x.data_ptr()),
+                    y = reinterpret_cast<CUdeviceptr>(in.y.data_ptr()),
+                    out = reinterpret_cast<CUdeviceptr>(in.out.data_ptr()), scratch = 0;
+        int32_t n = kN;
+        void* params[] = {&x, &y, &out, &n, &scratch, &scratch};
+        CUlaunchConfig config{};
+        config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+        config.blockDimX = raw_small.block_x;
+        config.blockDimY = config.blockDimZ = 1;
+        config.hStream = stream;
+        long count = 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+          for (int i = 0; i < 64; ++i) {
+            if (ours) {
+              small(c, in.x, in.y, in.out, kN, 1024);
+            } else {
+              check(driver().launch_kernel_ex(&config, raw_small.function, params, nullptr), "cuLaunchKernelEx");
+            }
+          }
+          count += 64;
+          driver().stream_synchronize(stream);
+        }
+        launches += count;
+      });
+    }
+    auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(kPhaseLength);
+    stop = true;
+    for (auto& t : pool) t.join();
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    (ours ? ours_rate : raw_rate).push_back(static_cast<double>(launches.load()) / seconds);
+  }
+  double raw_median = median(raw_rate), ours_median = median(ours_rate);
+  std::printf("  %d thread%s: raw %7.0fk/s  triton_jit %7.0fk/s  ratio %.2f (target >= 0.90)\n", threads,
+              threads == 1 ? " " : "s", raw_median / 1e3, ours_median / 1e3, ours_median / raw_median);
+}
+
 void register_all() {
   auto with_stats = [](benchmark::internal::Benchmark* b) {
     b->Repetitions(15)->ReportAggregatesOnly(true)->MinTime(0.2)->UseRealTime()
@@ -302,12 +360,6 @@ void register_all() {
   with_stats(benchmark::RegisterBenchmark("triton_jit f(LaunchConfig, ...), 16 args", BM_TritonJIT_16Args));
   with_stats(benchmark::RegisterBenchmark("triton_jit::add via dispatcher (C++)", BM_Op_ThroughDispatcher));
   with_stats(benchmark::RegisterBenchmark("at::add (C++)", BM_AtAdd));
-  for (int threads : {1, 2, 4, 8}) {
-    benchmark::RegisterBenchmark("threads: raw cuLaunchKernelEx", BM_RawDriver_Add)
-        ->Threads(threads)->MinTime(0.3)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
-    benchmark::RegisterBenchmark("threads: triton_jit", BM_TritonJIT_Add_LaunchConfigForm)
-        ->Threads(threads)->MinTime(0.3)->UseRealTime()->Repetitions(3)->ReportAggregatesOnly(true);
-  }
 }
 
 }  // namespace
@@ -327,5 +379,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   paired_comparison();
+  std::printf("\nLaunches per second from several threads, alternating phases (median of 10 each)\n");
+  for (int threads : {1, 2, 4, 8}) paired_threads(threads);
   return 0;
 }
