@@ -16,6 +16,7 @@
 // DriverError. See triton_jit/errors.h.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,11 +54,22 @@ struct VariantInfo {
 
 // Per-function counters, cheap to read; updated with relaxed atomics.
 struct FunctionStats {
-  uint64_t launches = 0;
+  uint64_t hits = 0;            // launches that found their variant; counted only while stats are enabled
   uint64_t variant_misses = 0;  // calls that did not find their variant in memory
-  uint64_t compiles = 0;
-  double compile_seconds = 0;
+  uint64_t compiles = 0;        // variants compiled by Triton in this process
+  double compile_seconds = 0;   // wall time of those compiles
+  double load_seconds = 0;      // wall time of loading modules onto devices
 };
+
+// What a launch hook sees. Pointers are valid during the call only.
+struct LaunchInfo {
+  const char* kernel_name;
+  const char* signature;  // the variant, as in VariantInfo::signature
+  std::array<unsigned, 3> grid;
+  Stream stream;
+  int device;
+};
+using LaunchHook = void (*)(const LaunchInfo& info, void* user_data);
 
 class TRITON_JIT_API TritonJITFunction {
  public:
@@ -116,6 +128,14 @@ class TRITON_JIT_API TritonJITFunction {
   explicit TritonJITFunction(Impl* impl) : impl_(impl) {}
   Impl* impl_;  // owned; never destroyed (instances live until exit)
 };
+
+// Hooks called around every launch (a profiler's entry point); nullptr for none. With none set a
+// launch pays one relaxed atomic load. Thread-safe; hooks must be thread-safe themselves.
+TRITON_JIT_API void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* user_data) noexcept;
+
+// Counts cache hits per function (FunctionStats::hits): one relaxed atomic add per launch while
+// enabled. Off by default; TRITON_JIT_STATS=1 turns it on at start. Thread-safe.
+TRITON_JIT_API void set_stats_enabled(bool enabled) noexcept;
 
 // Directories searched for relative kernel paths, before TRITON_JIT_KERNEL_PATH (':'-separated)
 // and the working directory. Thread-safe; affects get_instance calls made afterwards.

@@ -14,6 +14,7 @@
 #include "backend/active_backend.h"
 #include "cache/variant_cache.h"
 #include "compiler/compiler_bridge.h"
+#include "common/log.h"
 #include "compiler/paths.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
@@ -53,6 +54,14 @@ struct InFlight {
   const Variant* result = nullptr;
   std::exception_ptr error;
 };
+
+double compile_phase_ms(const std::string& metadata_json) {
+  try {
+    return nlohmann::json::parse(metadata_json).at("phase_seconds").value("compile", 0.0) * 1e3;
+  } catch (const nlohmann::json::exception&) {
+    return 0.0;
+  }
+}
 
 impl::KernelMetadata parse_metadata(const std::string& kernel, const std::string& text) {
   impl::KernelMetadata m;
@@ -115,6 +124,23 @@ Target device_target(int device) {
   return t;
 }
 
+struct Hooks {
+  LaunchHook enter;
+  LaunchHook exit;
+  void* user_data;
+};
+std::atomic<const Hooks*> g_hooks{nullptr};
+
+bool stats_from_environment() {
+  const char* v = std::getenv("TRITON_JIT_STATS");
+  return v != nullptr && *v != '\0' && *v != '0';
+}
+std::atomic<bool> g_stats_enabled{stats_from_environment()};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
     if (args[i].kind == ArgKind::kPointer && args[i].device >= 0) return args[i].device;
@@ -135,9 +161,11 @@ struct TritonJITFunction::Impl {
   std::condition_variable done_cv;
   std::vector<std::shared_ptr<InFlight>> in_flight;  // guarded by mutex
 
+  std::atomic<uint64_t> hits{0};
   std::atomic<uint64_t> misses{0};
   std::atomic<uint64_t> compiles{0};
   std::atomic<uint64_t> compile_nanoseconds{0};
+  std::atomic<uint64_t> load_nanoseconds{0};
 
   ResolvedOptions resolve(const LaunchConfig& c, Target target) const {
     ResolvedOptions o;
@@ -223,16 +251,23 @@ struct TritonJITFunction::Impl {
     v->num_kernel_params = detail::kernel_param_count(sig, key);
     v->num_kernel_params += 2;  // global and profile scratch pointers
     compiles.fetch_add(1, std::memory_order_relaxed);
-    auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
-    compile_nanoseconds.fetch_add(static_cast<uint64_t>(elapsed.count()), std::memory_order_relaxed);
+    const double seconds = seconds_since(started);
+    compile_nanoseconds.fetch_add(static_cast<uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+    detail::log(detail::LogLevel::kInfo, "{}: compiled ({}) for {} in {:.1f} ms (Triton compile {:.1f} ms)", sig.name,
+                v->signature_text, v->target, seconds * 1e3, compile_phase_ms(compiled.metadata_json));
     return v;
   }
 
   const ActiveBackend::Kernel* load(const Variant& v, int device) {
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto* k = v.loaded[device].load(std::memory_order_acquire)) return k;
+    auto started = std::chrono::steady_clock::now();
     const auto* k = ActiveBackend::load(impl::KernelImage{v.binary, &v.metadata}, device);
     v.loaded[device].store(k, std::memory_order_release);
+    const double seconds = seconds_since(started);
+    load_nanoseconds.fetch_add(static_cast<uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+    detail::log(detail::LogLevel::kInfo, "{}: loaded ({}) on device {} in {:.2f} ms", sig.name, v.signature_text,
+                device, seconds * 1e3);
     return k;
   }
 
@@ -266,7 +301,10 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
   impl->spec = key.first;
   impl->name_arg = key.second;
   impl->search_path = current_search_path();
+  auto started = std::chrono::steady_clock::now();
   impl->sig = detail::parse_kernel_signature(detail::compiler_bridge().describe(impl->spec, impl->name_arg, impl->search_path));
+  detail::log(detail::LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", impl->sig.name,
+              impl->sig.params.size(), impl->sig.file, seconds_since(started) * 1e3);
   if (impl->sig.params.size() > detail::kMaxParams) {
     throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", impl->sig.name,
                                  impl->sig.params.size(), detail::kMaxParams));
@@ -291,7 +329,16 @@ void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, 
   if (v == nullptr) [[unlikely]] v = f.find_or_compile(options, call.key, args, num_args);
   const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
   if (k == nullptr) [[unlikely]] k = f.load(*v, device);
+  if (g_stats_enabled.load(std::memory_order_relaxed)) [[unlikely]] f.hits.fetch_add(1, std::memory_order_relaxed);
+  const Hooks* hooks = g_hooks.load(std::memory_order_acquire);
+  if (hooks == nullptr) [[likely]] {
+    ActiveBackend::launch(*k, config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
+    return;
+  }
+  LaunchInfo info{f.sig.name.c_str(), v->signature_text.c_str(), config.grid, config.stream, device};
+  if (hooks->enter) hooks->enter(info, hooks->user_data);
   ActiveBackend::launch(*k, config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
+  if (hooks->exit) hooks->exit(info, hooks->user_data);
 }
 
 VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
@@ -323,11 +370,21 @@ std::vector<ParamInfo> TritonJITFunction::params() const {
 
 FunctionStats TritonJITFunction::stats() const noexcept {
   FunctionStats s;
+  s.hits = impl_->hits.load(std::memory_order_relaxed);
+  s.load_seconds = static_cast<double>(impl_->load_nanoseconds.load(std::memory_order_relaxed)) * 1e-9;
   s.variant_misses = impl_->misses.load(std::memory_order_relaxed);
   s.compiles = impl_->compiles.load(std::memory_order_relaxed);
   s.compile_seconds = static_cast<double>(impl_->compile_nanoseconds.load(std::memory_order_relaxed)) * 1e-9;
   return s;
 }
+
+void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* user_data) noexcept {
+  // Replaced hook sets are leaked, not freed: a launch in another thread may still read one.
+  const Hooks* next = (enter == nullptr && exit == nullptr) ? nullptr : new (std::nothrow) Hooks{enter, exit, user_data};
+  g_hooks.store(next, std::memory_order_release);
+}
+
+void set_stats_enabled(bool enabled) noexcept { g_stats_enabled.store(enabled, std::memory_order_relaxed); }
 
 void add_kernel_search_path(std::string_view directory) {
   std::lock_guard<std::mutex> lock(search_path_mutex());

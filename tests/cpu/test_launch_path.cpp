@@ -158,6 +158,47 @@ TEST(SingleFlight, DifferentKeysCompileIndependently) {
   EXPECT_EQ(f.stats().compiles, compiles + 4);
 }
 
+namespace {
+struct HookLog {
+  std::atomic<int> enters{0};
+  std::atomic<int> exits{0};
+  std::string last_kernel;
+};
+void on_enter(const triton_jit::LaunchInfo& info, void* user) {
+  auto* log = static_cast<HookLog*>(user);
+  log->enters++;
+  log->last_kernel = info.kernel_name;
+}
+void on_exit(const triton_jit::LaunchInfo&, void* user) { static_cast<HookLog*>(user)->exits++; }
+}  // namespace
+
+TEST(Observability, LaunchHooksSeeEveryLaunchUntilRemoved) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  HookLog log;
+  triton_jit::set_launch_hooks(&on_enter, &on_exit, &log);
+  for (int i = 0; i < 3; ++i) pointwise()(config(4), p, p, p, 4096, 1024);
+  triton_jit::set_launch_hooks(nullptr, nullptr, nullptr);
+  pointwise()(config(4), p, p, p, 4096, 1024);
+  EXPECT_EQ(log.enters.load(), 3);
+  EXPECT_EQ(log.exits.load(), 3);
+  EXPECT_EQ(log.last_kernel, "pointwise");
+}
+
+TEST(Observability, StatsCountHitsOnlyWhileEnabled) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  const auto& f = pointwise();
+  f(config(4), p, p, p, 4096, 1024);
+  auto before = f.stats();
+  triton_jit::set_stats_enabled(true);
+  for (int i = 0; i < 5; ++i) f(config(4), p, p, p, 4096, 1024);
+  triton_jit::set_stats_enabled(false);
+  f(config(4), p, p, p, 4096, 1024);
+  auto after = f.stats();
+  EXPECT_EQ(after.hits - before.hits, 5u);
+  EXPECT_EQ(after.compiles, before.compiles);
+  EXPECT_GT(after.compile_seconds, 0.0);
+}
+
 int main(int argc, char** argv) {
   setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
   setenv("TRITON_JIT_TARGET", "cuda:90", 1);
