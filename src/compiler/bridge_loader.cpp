@@ -40,7 +40,10 @@ void load_libpython() {
 
 CompilerBridge* load_bridge() {
   if (!python_already_running()) load_libpython();
-  std::string path = env_or("TRITON_JIT_BRIDGE_LIBRARY", (library_dir() / "libtriton_jit_python.so").string());
+  // Installed: <libdir>/triton_jit/; in a build tree: beside the core.
+  std::filesystem::path installed = library_dir() / "triton_jit" / "libtriton_jit_python.so";
+  std::filesystem::path built = library_dir() / "libtriton_jit_python.so";
+  std::string path = env_or("TRITON_JIT_BRIDGE_LIBRARY", (std::filesystem::exists(installed) ? installed : built).string());
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();

@@ -39,7 +39,7 @@ def test_find_package_consumer_builds_and_runs(installed, tmp_path):
 
 def test_installed_library_uses_installed_scripts(installed):
     assert (installed / "share" / "triton_jit" / "scripts" / "triton_jit_compile.py").is_file()
-    assert (installed / "lib" / "libtriton_jit_python.so").is_file()
+    assert (installed / "lib" / "triton_jit" / "libtriton_jit_python.so").is_file()
     assert os.path.islink(installed / "lib" / "libtriton_jit.so.0")
 
 
