@@ -181,6 +181,33 @@ def _config_json(config):
     }
 
 
+def _dependency_files(fn):
+    """Source files a compiled variant depends on: the kernel's own and those of every JIT
+    function reachable from its globals (directly, or through a module it imported)."""
+    from triton.runtime.jit import JITFunction
+    import types
+    seen, files, stack = set(), set(), [fn]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        source = inspect.getsourcefile(current.fn)
+        if source:
+            files.add(os.path.realpath(source))
+        for value in current.fn.__globals__.values():
+            if isinstance(value, JITFunction):
+                stack.append(value)
+            elif isinstance(value, types.ModuleType) and not value.__name__.startswith("triton"):
+                stack.extend(v for v in vars(value).values() if isinstance(v, JITFunction))
+    return sorted(files)
+
+
+def _triton_file():
+    import triton
+    return os.path.realpath(triton.__file__)
+
+
 def describe(spec, name, search_path):
     import triton
     obj = _load_object(spec, name, list(search_path))
@@ -206,6 +233,8 @@ def describe(spec, name, search_path):
         "triton_version": triton.__version__,
         "autotune": None,
         "heuristics": [sorted(h.values.keys()) for h in heuristics],
+        "dependencies": [os.path.realpath(inspect.getsourcefile(fn.fn))],
+        "triton_file": _triton_file(),
     }
     if autotune is not None:
         result["autotune"] = {
@@ -285,6 +314,8 @@ def compile(spec, name, search_path, request_json):
         out[field] = value
     out["triton_version"] = triton.__version__
     out["arch"] = str(target.arch)
+    out["dependencies"] = _dependency_files(fn)
+    out["triton_file"] = _triton_file()
     out["phase_seconds"] = {"import": loaded - started, "compile": time.perf_counter() - loaded}
     return bytes(compiled.asm["cubin"]), json.dumps(out)
 

@@ -137,6 +137,21 @@ TRITON_JIT_API void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* us
 // enabled. Off by default; TRITON_JIT_STATS=1 turns it on at start. Thread-safe.
 TRITON_JIT_API void set_stats_enabled(bool enabled) noexcept;
 
+// The persistent cache: compiled variants and static signatures kept on disk, so that a later
+// process finds them without Python. Default: TRITON_JIT_CACHE_DIR, else
+// $XDG_CACHE_HOME/triton_jit or ~/.cache/triton_jit; "" disables it. Thread-safe.
+TRITON_JIT_API void set_cache_dir(std::string_view directory);
+TRITON_JIT_API std::string cache_dir();
+
+// Offline mode (also TRITON_JIT_OFFLINE=1): compiling is forbidden; a variant or signature not in
+// the cache or a bundle is an Error naming it and how to precompile it. Thread-safe.
+TRITON_JIT_API void set_offline(bool offline) noexcept;
+TRITON_JIT_API bool offline() noexcept;
+
+// Adds one entry of an ahead-of-time bundle (see triton_jit_embed_bundle in CMake); the data must
+// live as long as the process. Bundles are consulted before the disk cache and the compiler.
+TRITON_JIT_API void register_bundle_entry(const char* relative_path, const void* data, std::size_t size);
+
 // Directories searched for relative kernel paths, before TRITON_JIT_KERNEL_PATH (':'-separated)
 // and the working directory. Thread-safe; affects get_instance calls made afterwards.
 TRITON_JIT_API void add_kernel_search_path(std::string_view directory);

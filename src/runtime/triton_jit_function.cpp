@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/active_backend.h"
+#include "cache/persistent_cache.h"
 #include "cache/variant_cache.h"
 #include "compiler/compiler_bridge.h"
 #include "common/log.h"
@@ -141,6 +142,30 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+bool offline_from_environment() {
+  const char* v = std::getenv("TRITON_JIT_OFFLINE");
+  return v != nullptr && *v != '\0' && *v != '0';
+}
+std::atomic<bool> g_offline{offline_from_environment()};
+
+detail::Provenance provenance_of(const std::string& json_text) {
+  detail::Provenance p;
+  auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_object()) {
+    p.dependencies = j.value("dependencies", std::vector<std::string>{});
+    p.triton_file = j.value("triton_file", std::string());
+  }
+  return p;
+}
+
+[[noreturn]] void throw_offline(const std::string& what, const std::string& kernel, const std::string& spec) {
+  throw Error(fmt::format(
+      "{}: {} is neither in the cache ('{}') nor in a bundle, and compiling is disabled (offline mode). "
+      "Precompile it: run the same calls once with TRITON_JIT_OFFLINE unset and the same TRITON_JIT_CACHE_DIR, "
+      "or list it in a manifest for triton_jit_aot (kernel '{}').",
+      kernel, what, detail::PersistentCache::instance().directory(), spec));
+}
+
 int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
     if (args[i].kind == ArgKind::kPointer && args[i].device >= 0) return args[i].device;
@@ -151,6 +176,7 @@ int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
 }  // namespace
 
 struct TritonJITFunction::Impl {
+  std::string id;  // in the persistent cache
   std::string spec;
   std::string name_arg;
   std::vector<std::string> search_path;
@@ -238,14 +264,30 @@ struct TritonJITFunction::Impl {
     auto v = std::make_unique<Variant>(key);
     v->signature_text = detail::describe_variant(sig, key, args, n);
     v->target = fmt::format("cuda:{}{}", o.arch, o.arch_specific ? "a" : "");
-    std::string request = detail::compile_request_json(sig, o, key, args, n);
     detail::CompiledBinary compiled;
+    auto& disk = detail::PersistentCache::instance();
+    if (auto stored = disk.load_variant(id, sig.name, key)) {
+      v->binary = std::move(stored->binary);
+      v->metadata = parse_metadata(sig.name, stored->metadata_json);
+      v->num_kernel_params = detail::kernel_param_count(sig, key) + 2;
+      detail::log(detail::LogLevel::kInfo, "{}: ({}) for {} from the cache in {:.2f} ms", sig.name, v->signature_text,
+                  v->target, seconds_since(started) * 1e3);
+      return v;
+    }
+    if (g_offline.load(std::memory_order_relaxed)) {
+      throw_offline(fmt::format("the variant ({}) for {} with num_warps={}, num_stages={}, num_ctas={}",
+                                v->signature_text, v->target, o.num_warps, o.num_stages, o.num_ctas),
+                    sig.name, spec);
+    }
+    std::string request = detail::compile_request_json(sig, o, key, args, n);
     try {
       compiled = detail::compiler_bridge().compile(spec, sig.name, search_path, request);
     } catch (const CompileError& e) {
       throw CompileError(fmt::format("{}: Triton failed to compile the variant ({}) for {}:\n{}", sig.name,
                                      v->signature_text, v->target, e.what()));
     }
+    disk.store_variant(id, sig.name, key, compiled.binary, compiled.metadata_json,
+                       provenance_of(compiled.metadata_json));
     v->binary = std::move(compiled.binary);
     v->metadata = parse_metadata(sig.name, compiled.metadata_json);
     v->num_kernel_params = detail::kernel_param_count(sig, key);
@@ -301,8 +343,18 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
   impl->spec = key.first;
   impl->name_arg = key.second;
   impl->search_path = current_search_path();
+  impl->id = detail::function_id(impl->spec, impl->name_arg);
   auto started = std::chrono::steady_clock::now();
-  impl->sig = detail::parse_kernel_signature(detail::compiler_bridge().describe(impl->spec, impl->name_arg, impl->search_path));
+  auto& disk = detail::PersistentCache::instance();
+  const std::string label = impl->name_arg.empty() ? impl->spec : impl->name_arg;
+  if (auto stored = disk.load_signature(impl->id, label)) {
+    impl->sig = detail::parse_kernel_signature(stored->describe_json);
+  } else {
+    if (g_offline.load(std::memory_order_relaxed)) throw_offline("its static signature", label, impl->spec);
+    std::string described = detail::compiler_bridge().describe(impl->spec, impl->name_arg, impl->search_path);
+    impl->sig = detail::parse_kernel_signature(described);
+    disk.store_signature(impl->id, label, described, provenance_of(described));
+  }
   detail::log(detail::LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", impl->sig.name,
               impl->sig.params.size(), impl->sig.file, seconds_since(started) * 1e3);
   if (impl->sig.params.size() > detail::kMaxParams) {
@@ -385,6 +437,14 @@ void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* user_data) noexce
 }
 
 void set_stats_enabled(bool enabled) noexcept { g_stats_enabled.store(enabled, std::memory_order_relaxed); }
+
+void set_cache_dir(std::string_view directory) { detail::PersistentCache::instance().set_directory(std::string(directory)); }
+std::string cache_dir() { return detail::PersistentCache::instance().directory(); }
+void set_offline(bool value) noexcept { g_offline.store(value, std::memory_order_relaxed); }
+bool offline() noexcept { return g_offline.load(std::memory_order_relaxed); }
+void register_bundle_entry(const char* relative_path, const void* data, std::size_t size) {
+  detail::register_bundle_entry(relative_path, data, size);
+}
 
 void add_kernel_search_path(std::string_view directory) {
   std::lock_guard<std::mutex> lock(search_path_mutex());

@@ -7,6 +7,8 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/fresh_cache.h"
+
 #include "cubin_inspect.h"
 
 using triton_jit::DType;

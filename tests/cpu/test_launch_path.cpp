@@ -11,6 +11,8 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/fresh_cache.h"
+
 #include <cuda.h>
 
 #include <dlfcn.h>

@@ -14,6 +14,8 @@
 
 #include <triton_jit/torch.h>
 
+#include "../common/fresh_cache.h"
+
 #include "../common/allocation_counter.h"
 #include "common/triton_jit_ops.h"
 

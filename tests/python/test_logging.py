@@ -8,7 +8,8 @@ DEMO = os.path.join(BUILD, "bin", "triton_jit_demo")
 
 
 def run_demo(level, tmp_path):
-    env = dict(os.environ, TRITON_JIT_TARGET="cuda:90", TRITON_CACHE_DIR=str(tmp_path), CUDA_VISIBLE_DEVICES="")
+    env = dict(os.environ, TRITON_JIT_TARGET="cuda:90", TRITON_CACHE_DIR=str(tmp_path / "triton"),
+               TRITON_JIT_CACHE_DIR=str(tmp_path / "jit"), CUDA_VISIBLE_DEVICES="")
     if level:
         env["TRITON_JIT_LOG_LEVEL"] = level
     return subprocess.run([DEMO], env=env, capture_output=True, text=True, timeout=600)
