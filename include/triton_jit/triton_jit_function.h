@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "triton_jit/arguments.h"
@@ -103,16 +104,20 @@ class TRITON_JIT_API TritonJITFunction {
     launch(config, args.data(), args.size());
   }
 
-  // Compiles (or finds) the variant these arguments select, without launching. On a machine
-  // with a GPU it targets config.device (or the current device); without one it targets
-  // TRITON_JIT_TARGET (default cuda:90). Pointer arguments may be host memory: nothing is
+  // Compiles (or finds) the variant these arguments select, without launching. It targets
+  // TRITON_JIT_TARGET when set, else config.device (or the current device) when there is a GPU,
+  // else cuda:90. Pointer arguments may be host memory: nothing is
   // dereferenced.
   template <class... Args>
+    requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...))  // (ArgSlot*, n) takes the overload below
   VariantInfo warmup(const LaunchConfig& config, const Args&... args) const {
     const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
     return warmup(config, slots, sizeof...(Args));
   }
   VariantInfo warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const;
+  VariantInfo warmup(const LaunchConfig& config, const ArgumentBuilder& args) const {
+    return warmup(config, args.data(), args.size());
+  }
 
   const std::string& name() const noexcept;
   const std::string& source_file() const noexcept;

@@ -395,8 +395,12 @@ void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, 
 
 VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
+  // An explicit TRITON_JIT_TARGET wins (ahead-of-time builds); else the device's, else cuda:90.
   Target target = default_target();
-  if (ActiveBackend::available()) target = device_target(config.device >= 0 ? config.device : ActiveBackend::current_device());
+  const char* explicit_target = std::getenv("TRITON_JIT_TARGET");
+  if ((explicit_target == nullptr || *explicit_target == '\0') && ActiveBackend::available()) {
+    target = device_target(config.device >= 0 ? config.device : ActiveBackend::current_device());
+  }
   const ResolvedOptions options = f.resolve(config, target);
   auto call = std::make_unique<EncodedCall>();
   detail::encode_call(f.sig, options, args, num_args, /*device_check=*/-1, *call);
