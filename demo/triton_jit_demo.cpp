@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 #include <triton_jit/torch.h>
@@ -97,9 +98,21 @@ int compile_only() {
 
 }  // namespace
 
+bool libpython_loaded() {
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return false;
+  char line[4096];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof(line), maps) != nullptr) found = std::strstr(line, "libpython") != nullptr;
+  std::fclose(maps);
+  return found;
+}
+
 int main() {
   try {
-    return triton_jit::cuda_available() ? run_on_gpu() : compile_only();
+    int status = triton_jit::cuda_available() ? run_on_gpu() : compile_only();
+    std::printf("libpython loaded: %s\n", libpython_loaded() ? "yes" : "no");
+    return status;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "triton_jit_demo: %s\n", e.what());
     return 1;

@@ -24,7 +24,12 @@ export TRITON_JIT_SKIP_PACKAGING=1  # packaging is checked in CI; this machine h
 echo "== tests"
 bash "$root/scripts/test.sh" 2>&1 | tee "$out/tests.txt"
 echo "== demo"
-"$TRITON_JIT_BUILD_DIR/bin/triton_jit_demo" 2>&1 | tee "$out/demo.txt"
+demo_cache="$TRITON_JIT_BUILD_DIR/demo-cache"
+rm -rf "$demo_cache"
+TRITON_JIT_CACHE_DIR="$demo_cache" "$TRITON_JIT_BUILD_DIR/bin/triton_jit_demo" 2>&1 | tee "$out/demo.txt"
+echo "== demo again: a fresh process, warm cache, offline, Python unusable"
+TRITON_JIT_CACHE_DIR="$demo_cache" TRITON_JIT_OFFLINE=1 PYTHONHOME=/nonexistent \
+  "$TRITON_JIT_BUILD_DIR/bin/triton_jit_demo" 2>&1 | tee "$out/demo-warm.txt"
 if [ -x "$root/scripts/run_benchmarks.sh" ] && [ "${TRITON_JIT_SKIP_BENCHMARKS:-0}" != 1 ]; then
   echo "== benchmarks"
   bash "$root/scripts/run_benchmarks.sh" 2>&1 | tee "$out/benchmarks.txt"

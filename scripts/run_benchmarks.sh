@@ -7,3 +7,6 @@ build=${TRITON_JIT_BUILD_DIR:-$root/build}
 python=${TRITON_JIT_PYTHON:-$root/.venv/bin/python}
 "$build/bin/launch_benchmark" --benchmark_counters_tabular=true "$@"
 "$python" "$root/benchmarks/python_launch_bench.py" --ops-library "$build/lib/libtriton_jit_ops.so"
+if [ "${TRITON_JIT_SKIP_FIRST_LAUNCH:-0}" != 1 ]; then
+  "$python" "$root/benchmarks/first_launch/first_launch.py" --build "$build" || echo "first_launch: failed"
+fi

@@ -56,7 +56,7 @@ def test_demo_runs_offline_from_a_warm_cache_and_fails_clearly_from_an_empty_one
     offline = dict(env, TRITON_JIT_OFFLINE="1", PYTHONHOME="/nonexistent")
     warm = subprocess.run([DEMO], env=offline, capture_output=True, text=True, timeout=300)
     assert warm.returncode == 0, warm.stderr
-    assert "Launching skipped" in warm.stdout
+    assert "Launching skipped" in warm.stdout and "libpython loaded: no" in warm.stdout
     empty = subprocess.run([DEMO], env=dict(offline, TRITON_JIT_CACHE_DIR=str(tmp_path / "empty")),
                            capture_output=True, text=True, timeout=300)
     assert empty.returncode != 0
