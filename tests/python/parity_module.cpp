@@ -4,6 +4,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <thread>
+
 #include <triton_jit/torch.h>
 
 #include "encoding/argument_encoder.h"
@@ -75,7 +78,32 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
 
 }  // namespace
 
+// A Python host thread that holds the GIL and waits for a compile another thread leads must
+// release the GIL while it waits, or the leader (which needs the GIL to run Triton) never
+// finishes. This sets that up: a C++ thread starts compiling a variant, and the calling thread,
+// holding the GIL, asks for the same variant while the compile runs.
+std::string concurrent_first_call(const std::string& kernel, const std::string& function, int block) {
+  auto& f = triton_jit::TritonJITFunction::get_instance(kernel, function);
+  alignas(16) static float buffer[64];
+  auto p = triton_jit::device_pointer(buffer, triton_jit::DType::kFloat32);
+  triton_jit::LaunchConfig config;
+  std::thread leader;
+  {
+    py::gil_scoped_release release;
+    leader = std::thread([&] { f.warmup(config, p, p, p, 4096, block); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the leader is compiling now
+  }
+  // The GIL is held again (Python hands it over between the leader's bytecodes).
+  std::string signature = f.warmup(config, p, p, p, 4096, block).signature;
+  {
+    py::gil_scoped_release release;
+    leader.join();
+  }
+  return signature + " compiles=" + std::to_string(f.stats().compiles);
+}
+
 PYBIND11_MODULE(triton_jit_parity, m) {
+  m.def("concurrent_first_call", &concurrent_first_call);
   m.def("encode", [](const std::string& describe_json, const py::list& args) {
     auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
     std::vector<at::Tensor> keep;
