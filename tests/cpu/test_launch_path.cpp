@@ -160,6 +160,33 @@ TEST(SingleFlight, DifferentKeysCompileIndependently) {
   EXPECT_EQ(f.stats().compiles, compiles + 4);
 }
 
+TEST(LoadChecks, ThreadsBeyondWhatTheFunctionAllowsAreAClearError) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  LaunchConfig c = config(1);
+  c.num_warps = 8;  // 256 threads; the function "allows" 128
+  setenv("FAKE_CUDA_FUNCTION_MAX_THREADS", "128", 1);
+  try {
+    pointwise()(c, p, p, p, 4096, 512);
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ValueError& e) {
+    EXPECT_STREQ(e.what(), "pointwise: launches 256 threads per block, but its registers allow only 128");
+  }
+  unsetenv("FAKE_CUDA_FUNCTION_MAX_THREADS");
+}
+
+TEST(LoadChecks, CubinForAnotherArchitectureIsAClearError) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  pointwise()(config(1), p, p, p, 4096, 1024);  // the device's target (sm_90) is known from here on
+  setenv("FAKE_CUDA_CC_MAJOR", "8", 1);          // the same device now says 8.0
+  try {
+    pointwise()(config(1), p, p, p, 4096, 2048);  // a new variant, compiled for sm_90, loaded on "8.0"
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ValueError& e) {
+    EXPECT_STREQ(e.what(), "pointwise: compiled for sm_90, which device 0 (compute capability 8.0) cannot run");
+  }
+  unsetenv("FAKE_CUDA_CC_MAJOR");
+}
+
 namespace {
 struct HookLog {
   std::atomic<int> enters{0};

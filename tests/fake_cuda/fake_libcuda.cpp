@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -29,9 +30,15 @@ CUresult fake_cuGetErrorString(CUresult, const char** s) { *s = "fake driver err
 CUresult fake_cuDeviceGet(CUdevice* d, int ordinal) { *d = ordinal; return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
 CUresult fake_cuDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
 CUresult fake_cuDeviceGetName(char* name, int len, CUdevice) { std::strncpy(name, "fake", len); return CUDA_SUCCESS; }
+// FAKE_CUDA_<NAME> environment variables override a reported limit, to test load-time checks.
+int env_or(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
 CUresult fake_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   switch (a) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = env_or("FAKE_CUDA_CC_MAJOR", 9); break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
@@ -60,7 +67,7 @@ CUresult fake_cuModuleGetFunction(CUfunction* f, CUmodule, const char*) {
   return CUDA_SUCCESS;
 }
 CUresult fake_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction) {
-  *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 0;
+  *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? env_or("FAKE_CUDA_FUNCTION_MAX_THREADS", 1024) : 0;
   return CUDA_SUCCESS;
 }
 CUresult fake_cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
