@@ -172,7 +172,6 @@ def test_generated_argument_sets_match_triton(name):
 
 def test_every_accepted_dtype_matches_triton():
     describe_json = triton_jit_compile.describe(KERNEL_FILE, "pointwise", [KERNELS])
-    rng = random.Random("dtypes")
     for dtype in TENSOR_DTYPES:
         for offset in range(0, 8):
             base = torch.zeros(64, dtype=getattr(torch, dtype))
@@ -180,7 +179,6 @@ def test_every_accepted_dtype_matches_triton():
             values = [t, t, t, 1024, 128]
             cpp = [("tensor", (dtype, t.data_ptr()))] * 3 + [("int32", 1024), ("int64", 128)]
             assert ours(describe_json, cpp) == triton_reference("pointwise", values), (dtype, offset)
-    del rng
 
 
 def test_unsupported_dtype_is_rejected_like_triton():
