@@ -1,12 +1,11 @@
 # Script mode (cmake -P): writes a C++ file that registers every entry of BUNDLE_DIR at start.
-file(GLOB_RECURSE entries LIST_DIRECTORIES false RELATIVE "${BUNDLE_DIR}/v1"
-     "${BUNDLE_DIR}/v1/*/signature" "${BUNDLE_DIR}/v1/*/*.variant")
+file(GLOB entries LIST_DIRECTORIES false RELATIVE "${BUNDLE_DIR}" "${BUNDLE_DIR}/*/signature" "${BUNDLE_DIR}/*/*.variant")
 list(SORT entries)
 set(arrays "")
 set(registrations "")
 set(index 0)
 foreach(entry ${entries})
-  file(READ "${BUNDLE_DIR}/v1/${entry}" bytes HEX)
+  file(READ "${BUNDLE_DIR}/${entry}" bytes HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${bytes}")
   string(APPEND arrays "alignas(16) const unsigned char kEntry${index}[] = {${bytes}};\n")
   string(APPEND registrations "  triton_jit::register_bundle_entry(\"${entry}\", kEntry${index}, sizeof(kEntry${index}));\n")

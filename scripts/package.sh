@@ -7,7 +7,7 @@ dist=${TRITON_JIT_DIST_DIR:-$root/dist}
 version=$(sed -n 's/^project(triton_jit VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 
 need=()
-for pkg in dpkg-dev debhelper lintian rpm fakeroot python3-pybind11 python3-dev libfmt-dev nlohmann-json3-dev; do
+for pkg in dpkg-dev debhelper lintian rpm fakeroot python3-pybind11 python3-dev libfmt-dev nlohmann-json3-dev libxxhash-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a fresh machine for building and testing triton_jit:
-#   - system packages (compilers' companions, fmt, nlohmann-json, GoogleTest, Benchmark, Ninja)
+#   - system packages (compilers' companions, fmt, nlohmann-json, xxHash, GoogleTest, Benchmark, Ninja,
+#     clang for the fuzz targets)
 #     through apt-get, only those that are missing;
 #   - the project's virtual environment (.venv) with the pins of requirements.txt.
 # When TRITON_JIT_PYTHON names an interpreter that already has torch and triton (a GPU machine
@@ -10,8 +11,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
-pkgs=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-      libbenchmark-dev python3-dev)
+pkgs=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
+      libgmock-dev libbenchmark-dev python3-dev)
+# The fuzz targets (libFuzzer) need clang and its runtime; machines that only build skip them.
+[ "${TRITON_JIT_SKIP_SANITIZERS:-0}" = 1 ] || pkgs+=(clang libclang-rt-14-dev)
 [ -n "${TRITON_JIT_PYTHON:-}" ] || pkgs+=(python3-venv)
 for pkg in "${pkgs[@]}"; do
   case "$pkg" in  # tools installed outside dpkg count too

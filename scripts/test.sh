@@ -1,37 +1,95 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the C++ suites (GoogleTest) and the Python ones (pytest).
-# GPU tests run when a GPU is present and are reported as skipped otherwise.
-# Ends with one line: 'N passed, N failed, N skipped'.
+# Builds and runs every test: the C++ suites (GoogleTest), the CPU suites again under
+# AddressSanitizer+UndefinedBehaviorSanitizer and ThreadSanitizer, the fuzz targets for a fixed
+# time, and the Python suites (pytest). GPU tests run when a GPU is present and are reported as
+# skipped otherwise. Prints each stage's time; ends with one line: 'N passed, N failed, N skipped'.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TRITON_JIT_BUILD_DIR:-$root/build}
+fuzz_seconds=${TRITON_JIT_FUZZ_SECONDS:-45}
+started=$SECONDS
+stage_started=$SECONDS
+stage() {  # stage <name>: closes the previous stage with its time, opens the next
+  if [ -n "${current_stage:-}" ]; then echo "-- $current_stage: $((SECONDS - stage_started)) s"; fi
+  current_stage=$1
+  stage_started=$SECONDS
+  [ -n "$1" ] && echo "== $1"
+}
+
+stage "build"
 python=$(bash "$root/scripts/build.sh" | tail -n 1) || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
-tests=(test_argument_encoding test_variant_cache test_cuda_backend test_compile_bridge test_launch_path test_gpu_launch)
-for t in "${tests[@]}"; do
-  echo "== $t"
-  "$build/bin/$t" --gtest_output="json:$results/$t.json" 2>&1 | grep -E '^\[  (FAILED|SKIPPED|PASSED) |Failure|error' || true
-done
-# The concurrent parts again under ThreadSanitizer (core only: no torch, no GPU needed).
-tsan_build="$build-tsan"
-tsan_tests=(test_variant_cache test_launch_path)
-echo "== ThreadSanitizer build"
-if cmake -S "$root" -B "$tsan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$python" \
-     -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS=-fsanitize=thread \
-     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
-     -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=thread > "$results/../tsan-configure.log" 2>&1 &&
-   cmake --build "$tsan_build" --target "${tsan_tests[@]}" > "$results/../tsan-build.log" 2>&1; then
-  for t in "${tsan_tests[@]}"; do
-    echo "== $t (ThreadSanitizer)"
-    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_build/bin/$t" \
-      --gtest_output="json:$results/tsan_$t.json" 2>&1 | grep -E '^\[  (FAILED|SKIPPED|PASSED) |WARNING: ThreadSanitizer|SUMMARY' || true
+expected=()
+
+run_gtest() {  # run_gtest <result name> <binary> [env...]
+  local name=$1 binary=$2
+  shift 2
+  echo "== $name"
+  # To a file, not a pipe: a forked child that outlives its test must not hold the output open.
+  timeout 1800 env "$@" "$binary" --gtest_output="json:$results/$name.json" > "$build/$name.log" 2>&1
+  grep -E '^\[  (FAILED|SKIPPED|PASSED) |Failure|ERROR: (Address|Undefined|Thread)|runtime error|WARNING: ThreadSanitizer|SUMMARY|CHECK failed' \
+    "$build/$name.log" || true
+  expected+=("$name")
+}
+
+stage "C++ tests"
+cpu_tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge test_launch_path)
+for t in "${cpu_tests[@]}" test_gpu_launch; do run_gtest "$t" "$build/bin/$t"; done
+
+# The CPU suites again in sanitizer builds of the core (no torch, no GPU needed), each built once.
+sanitized() {  # sanitized <label> <flags> <env...>
+  local label=$1 flags=$2
+  shift 2
+  local dir="$build-$label"
+  stage "$label build"
+  if cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$python" \
+       -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF "-DCMAKE_CXX_FLAGS=$flags" \
+       "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags" "-DCMAKE_MODULE_LINKER_FLAGS=$flags" \
+       > "$build/$label-configure.log" 2>&1 &&
+     cmake --build "$dir" --target "${cpu_tests[@]}" cache_probe > "$build/$label-build.log" 2>&1; then
+    stage "$label tests"
+    for t in "${cpu_tests[@]}"; do run_gtest "${label}_$t" "$dir/bin/$t" "$@"; done
+  else
+    echo "$label build failed; see $build/$label-*.log"
+    for t in "${cpu_tests[@]}"; do expected+=("${label}_$t"); done
+  fi
+}
+if [ "${TRITON_JIT_SKIP_SANITIZERS:-0}" = 1 ]; then
+  echo "== sanitizer builds and fuzzing skipped (TRITON_JIT_SKIP_SANITIZERS=1); CI runs them"
+else
+# Leak checking is off: the embedded interpreter and Triton keep their allocations until exit.
+sanitized asan "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+sanitized tsan "-fsanitize=thread" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+
+stage "fuzzing (${fuzz_seconds} s a target)"
+fuzz_build="$build-fuzz"
+if cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ > "$build/fuzz-configure.log" 2>&1 &&
+   cmake --build "$fuzz_build" > "$build/fuzz-build.log" 2>&1; then
+  for target in entry signature manifest; do
+    corpus=$(mktemp -d)  # the committed seeds stay as they are; what the run finds stays here
+    cp "$root/fuzz/corpus/$target"/* "$corpus"/
+    if (cd "$fuzz_build" && "./${target}_fuzzer" "$corpus" -max_total_time="$fuzz_seconds" -print_final_stats=1 \
+          > "$build/fuzz-$target.log" 2>&1); then
+      echo "${target}_fuzzer: clean, $(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$build/fuzz-$target.log" | grep -oE '[0-9]+$') runs"
+      echo "{\"testsuites\": [{\"testsuite\": [{\"name\": \"${target}_fuzzer\", \"result\": \"COMPLETED\"}]}]}" \
+        > "$results/fuzz_$target.json"
+    else
+      echo "${target}_fuzzer: FAILED; see $build/fuzz-$target.log"
+      tail -n 30 "$build/fuzz-$target.log"
+    fi
+    expected+=("fuzz_$target")
+    rm -rf "$corpus"
   done
 else
-  echo "ThreadSanitizer build failed; see $build/tsan-*.log"
+  echo "fuzz build failed; see $build/fuzz-*.log"
+  expected+=(fuzz_entry fuzz_signature fuzz_manifest)
 fi
-tests+=("${tsan_tests[@]/#/tsan_}")
+fi
 
-echo "== pytest"
-TRITON_JIT_BUILD_DIR="$build" "$python" -m pytest -q -rs "$root/tests/python" --junitxml="$results/pytest.xml" 2>&1 | tail -n 20
-"$python" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest
+stage "pytest"
+TRITON_JIT_BUILD_DIR="$build" "$python" -m pytest -q -rs "$root/tests/python" --junitxml="$results/pytest.xml" 2>&1 | tail -n 25
+stage ""
+echo "-- total: $((SECONDS - started)) s"
+"$python" "$root/scripts/summarize_tests.py" "$results" "${expected[@]}" pytest

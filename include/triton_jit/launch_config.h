@@ -40,26 +40,10 @@ struct LaunchConfig {
   int device = -1;
 };
 
-// Compile target used when no GPU decides it ("cuda:90"): TRITON_JIT_TARGET, else cuda:90.
+// A compile target: an NVIDIA architecture (90 for sm_90), with the 'a' suffix or not.
 struct Target {
   int arch = 90;
   bool arch_specific = false;  // the 'a' suffix, e.g. sm_90a
 };
-
-// Memory for a kernel's global and profile scratch. allocate() returns device memory usable
-// on `stream` of at least `bytes`, aligned to `alignment`; deallocate() is called right
-// after the launch is enqueued, so the allocator must be stream-ordered (as PyTorch's caching
-// allocator and cudaMallocAsync are). Both may throw. Must be thread-safe.
-class ScratchAllocator {
- public:
-  virtual ~ScratchAllocator() = default;
-  virtual void* allocate(std::size_t bytes, std::size_t alignment, Stream stream) = 0;
-  virtual void deallocate(void* ptr, std::size_t bytes, Stream stream) noexcept = 0;
-};
-
-// Sets the process-wide scratch allocator; nullptr removes it. The allocator is not owned
-// and must outlive every launch. Thread-safe. Returns the previous allocator.
-TRITON_JIT_API ScratchAllocator* set_scratch_allocator(ScratchAllocator* allocator) noexcept;
-TRITON_JIT_API ScratchAllocator* scratch_allocator() noexcept;
 
 }  // namespace triton_jit

@@ -11,4 +11,5 @@
 #include "triton_jit/config.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_config.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/triton_jit_function.h"

@@ -13,7 +13,8 @@
 // Thread safety: get_instance and every call are safe from any number of threads. Concurrent
 // first calls that need the same variant compile it once.
 // Errors: LookupError (file or function), TypeError / ValueError (arguments), CompileError,
-// DriverError. See triton_jit/errors.h.
+// DriverError, all derived from triton_jit::Error. See triton_jit/errors.h. Process-wide
+// settings (cache, offline mode, search path, scratch memory, hooks) are in triton_jit/settings.h.
 #pragma once
 
 #include <array>
@@ -27,6 +28,7 @@
 #include "triton_jit/arguments.h"
 #include "triton_jit/export.h"
 #include "triton_jit/launch_config.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit {
 
@@ -61,16 +63,6 @@ struct FunctionStats {
   double compile_seconds = 0;   // wall time of those compiles
   double load_seconds = 0;      // wall time of loading modules onto devices
 };
-
-// What a launch hook sees. Pointers are valid during the call only.
-struct LaunchInfo {
-  const char* kernel_name;
-  const char* signature;  // the variant, as in VariantInfo::signature
-  std::array<unsigned, 3> grid;
-  Stream stream;
-  int device;
-};
-using LaunchHook = void (*)(const LaunchInfo& info, void* user_data);
 
 class TRITON_JIT_API TritonJITFunction {
  public:
@@ -133,38 +125,5 @@ class TRITON_JIT_API TritonJITFunction {
   explicit TritonJITFunction(Impl* impl) : impl_(impl) {}
   Impl* impl_;  // owned; never destroyed (instances live until exit)
 };
-
-// Hooks called around every launch (a profiler's entry point); nullptr for none. With none set a
-// launch pays one relaxed atomic load. Thread-safe; hooks must be thread-safe themselves.
-TRITON_JIT_API void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* user_data) noexcept;
-
-// Counts cache hits per function (FunctionStats::hits): one relaxed atomic add per launch while
-// enabled. Off by default; TRITON_JIT_STATS=1 turns it on at start. Thread-safe.
-TRITON_JIT_API void set_stats_enabled(bool enabled) noexcept;
-
-// The persistent cache: compiled variants and static signatures kept on disk, so that a later
-// process finds them without Python. Default: TRITON_JIT_CACHE_DIR, else
-// $XDG_CACHE_HOME/triton_jit or ~/.cache/triton_jit; "" disables it. Thread-safe.
-TRITON_JIT_API void set_cache_dir(std::string_view directory);
-TRITON_JIT_API std::string cache_dir();
-
-// Offline mode (also TRITON_JIT_OFFLINE=1): compiling is forbidden; a variant or signature not in
-// the cache or a bundle is an Error naming it and how to precompile it. Thread-safe.
-TRITON_JIT_API void set_offline(bool offline) noexcept;
-TRITON_JIT_API bool offline() noexcept;
-
-// Adds one entry of an ahead-of-time bundle (see triton_jit_embed_bundle in CMake); the data must
-// live as long as the process. Bundles are consulted before the disk cache and the compiler.
-TRITON_JIT_API void register_bundle_entry(const char* relative_path, const void* data, std::size_t size);
-
-// Directories searched for relative kernel paths, before TRITON_JIT_KERNEL_PATH (':'-separated)
-// and the working directory. Thread-safe; affects get_instance calls made afterwards.
-TRITON_JIT_API void add_kernel_search_path(std::string_view directory);
-
-// The target used when no GPU decides it: TRITON_JIT_TARGET ("cuda:90", "cuda:90a"), else cuda:90.
-TRITON_JIT_API Target default_target();
-
-// Whether a CUDA driver and at least one device are present (never throws).
-TRITON_JIT_API bool cuda_available() noexcept;
 
 }  // namespace triton_jit

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "encoding/variant_key.h"
@@ -15,9 +14,9 @@ namespace triton_jit::detail {
 // Note [Lock-free variant lookup]
 // Entries are immutable once published and never removed while the function lives, so a reader
 // needs no lock: it loads the current table (acquire), probes slots (acquire) and compares keys.
-// Writers hold mutex_. Growing builds a bigger table, copies the entry pointers and publishes it;
-// retired tables are kept (a reader may still be probing one) and freed with the cache. Their
-// total size is bounded by the size of the current table.
+// Writers are serialised by the caller (the function's mutex). Growing builds a bigger table,
+// copies the entry pointers and publishes it; retired tables are kept (a reader may still be
+// probing one) and freed with the cache. Their total size is bounded by the current table's.
 template <class Entry>  // Entry has `const VariantKey key;`
 class VariantCache {
  public:
@@ -40,9 +39,8 @@ class VariantCache {
   }
 
   // Takes ownership and publishes; the caller makes sure the key is not present (it holds the
-  // single-flight slot for it). Thread-safe.
+  // single-flight slot for it) and serialises writers.
   const Entry* insert(std::unique_ptr<Entry> entry) {
-    std::lock_guard<std::mutex> lock(mutex_);
     Table* t = table_.load(std::memory_order_relaxed);
     if ((count_ + 1) * 2 > t->mask + 1) t = grow(t);
     const Entry* e = entry.release();
@@ -52,10 +50,8 @@ class VariantCache {
     return e;
   }
 
-  std::size_t size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return count_;
-  }
+  // Writers' view; call with writers serialised.
+  std::size_t size() const { return count_; }
 
  private:
   struct Table {
@@ -88,9 +84,8 @@ class VariantCache {
   }
 
   std::atomic<Table*> table_;
-  mutable std::mutex mutex_;
-  std::vector<const Entry*> owned_;  // guarded by mutex_
-  std::size_t count_ = 0;            // guarded by mutex_
+  std::vector<const Entry*> owned_;  // written by the serialised writer
+  std::size_t count_ = 0;            // written by the serialised writer
 };
 
 }  // namespace triton_jit::detail

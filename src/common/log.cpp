@@ -1,5 +1,7 @@
 #include "common/log.h"
 
+#include "common/fork_guard.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +31,11 @@ LogLevel log_level() noexcept {
 
 void write_log(LogLevel level, std::string_view message) noexcept {
   static constexpr const char* kNames[] = {"ERROR", "WARN ", "INFO ", "DEBUG"};
-  static auto* mutex = new std::mutex();  // keeps lines whole across threads; never destroyed
+  static auto* mutex = [] {
+    auto* m = new std::mutex();  // keeps lines whole across threads; never destroyed
+    guard_across_fork(*m, LockLevel::kLog);
+    return m;
+  }();
   std::lock_guard<std::mutex> lock(*mutex);
   std::fprintf(stderr, "[triton_jit] %s %.*s\n", kNames[static_cast<int>(level)], static_cast<int>(message.size()),
                message.data());

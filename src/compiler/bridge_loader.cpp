@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "compiler/compiler_bridge.h"
+#include "common/env.h"
 #include "compiler/paths.h"
 #include "triton_jit/errors.h"
 

@@ -9,20 +9,38 @@
 
 namespace triton_jit::detail {
 
+// Where a kernel is: a resolved file (real path) or a module spec, and the function's name.
+struct KernelLocation {
+  std::string file;    // real path, or "" when `module` names it
+  std::string module;  // "package.module", or ""
+  std::string function;
+  std::vector<std::string> search_path;  // for module specs
+};
+
+// A source file and the exact text this process compiled from.
+struct SourceText {
+  std::string path;
+  std::string text;
+};
+
+struct Described {
+  std::string json;  // see describe() in triton_jit_compile.py
+  std::vector<SourceText> sources;
+};
+
 struct CompiledBinary {
   std::string binary;         // cubin bytes
-  std::string metadata_json;  // see scripts/triton_jit_compile.py
+  std::string metadata_json;  // see compile() in triton_jit_compile.py
+  std::vector<SourceText> sources;
 };
 
 class CompilerBridge {
  public:
   virtual ~CompilerBridge() = default;
-  // describe() of the compile script: the static signature as JSON. Throws LookupError or CompileError.
-  virtual std::string describe(const std::string& spec, const std::string& name,
-                               const std::vector<std::string>& search_path) = 0;
-  // compile() of the compile script. Throws CompileError with Triton's message and traceback.
-  virtual CompiledBinary compile(const std::string& spec, const std::string& name,
-                                 const std::vector<std::string>& search_path, const std::string& request_json) = 0;
+  // The static signature. Throws LookupError or CompileError.
+  virtual Described describe(const KernelLocation& where) = 0;
+  // One variant. Throws CompileError with Triton's message and traceback.
+  virtual CompiledBinary compile(const KernelLocation& where, const std::string& request_json) = 0;
 };
 
 struct BridgeConfig {

@@ -1,5 +1,5 @@
-// Where the library finds its parts at run time: relative to itself once installed, the build
-// tree otherwise. Environment variables override each.
+// Where the library finds its parts at run time: relative to the real path of the loaded
+// library once installed, the build tree otherwise. Environment variables override each.
 #pragma once
 
 #include <filesystem>
@@ -7,8 +7,7 @@
 
 namespace triton_jit::detail {
 
-std::string env_or(const char* name, const std::string& fallback);
-// Directory holding libtriton_jit.so.
+// Directory holding libtriton_jit.so, symbolic links resolved (merged /usr: /lib -> /usr/lib).
 std::filesystem::path library_dir();
 // Directory holding triton_jit_compile.py: TRITON_JIT_SCRIPTS_DIR, <libdir>/../share/triton_jit/scripts, the source tree.
 std::filesystem::path scripts_dir();

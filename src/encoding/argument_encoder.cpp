@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/hash.h"
 #include "triton_jit/errors.h"
 
 // Note [Parity with Triton's specializer]
@@ -23,8 +24,6 @@
 
 namespace triton_jit::detail {
 namespace {
-
-enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString };
 
 const char* kind_name(const ArgSlot& s) {
   switch (s.kind) {
@@ -182,12 +181,6 @@ void store_scalar(const KernelSignature& sig, std::size_t i, const ArgSlot& s, D
   }
 }
 
-uint64_t string_hash(const ArgSlot& s) {
-  uint64_t h = 0xCBF29CE484222325ull;  // FNV-1a
-  for (uint32_t k = 0; k < s.size; ++k) h = (h ^ static_cast<unsigned char>(s.value.s[k])) * 0x100000001B3ull;
-  return h;
-}
-
 // A constexpr value (declared, or folded like None and the integer 1): its entry, and its value
 // in the next constexpr word.
 uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot& s, VariantKey& key, uint32_t& cw) {
@@ -199,12 +192,20 @@ uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot&
     case ArgKind::kInt: kind = kVInt; value = s.value.u; break;
     case ArgKind::kUInt: kind = kVUInt; value = s.value.u; break;
     case ArgKind::kFloat: kind = kVFloat; value = std::bit_cast<uint64_t>(s.value.f); break;
-    case ArgKind::kString: kind = kVString; value = string_hash(s); break;
+    case ArgKind::kString: {
+      // 128 bits: a string's key words must not collide with another string's.
+      const Digest d = digest(s.value.s, s.size);
+      key.words[cw++] = d.high;
+      key.words[cw++] = d.low;
+      return param_entry(kConstexprToken, Attr::kNone, kVString);
+    }
     default: throw_type(sig, i, fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
   }
   key.words[cw++] = value;
   return param_entry(kConstexprToken, Attr::kNone, kind);
 }
+
+}  // namespace
 
 const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* args, std::size_t n, std::size_t i) {
   if (i < n) return args[i];
@@ -214,8 +215,6 @@ const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* ar
   }
   return p.default_value;
 }
-
-}  // namespace
 
 void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* args, std::size_t n,
                  int device_check, EncodedCall& out) {
@@ -337,37 +336,13 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
   key.finish();
 }
 
+int kernel_param_count(const KernelSignature& sig, const VariantKey& key) {
+  int count = 0;
+  for_each_param(sig, key, [&](std::size_t, const DecodedParam& d) { count += d.token != kConstexprToken; });
+  return count;
+}
+
 namespace {
-
-struct DecodedParam {
-  TypeToken token;
-  Attr attr;
-  uint8_t value_kind;
-  uint64_t value;
-};
-
-template <class Fn>
-void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) {
-  uint32_t cw = kHeaderWords + param_words(sig.params.size());
-  for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    uint16_t entry = key_entry(key, i);
-    DecodedParam d{entry_token(entry), entry_attr(entry), entry_value_kind(entry), 0};
-    if (d.token == kConstexprToken) d.value = key.words[cw++];
-    fn(i, d);
-  }
-}
-
-nlohmann::json tagged_constexpr(const DecodedParam& d, const ArgSlot& slot) {
-  switch (d.value_kind) {
-    case kVNone: return {{"none", nullptr}};
-    case kVBool: return {{"bool", d.value != 0}};
-    case kVInt: return {{"int", static_cast<int64_t>(d.value)}};
-    case kVUInt: return {{"int", d.value}};
-    case kVFloat: return {{"float", fmt::format("{:a}", std::bit_cast<double>(d.value))}};
-    case kVString: return {{"str", std::string(slot.value.s, slot.size)}};
-  }
-  return nullptr;
-}
 
 std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
   switch (d.value_kind) {
@@ -382,49 +357,6 @@ std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
 }
 
 }  // namespace
-
-std::string compile_request_json(const KernelSignature& sig, const ResolvedOptions& o, const VariantKey& key,
-                                 const ArgSlot* args, std::size_t n) {
-  nlohmann::json signature = nlohmann::json::array();
-  nlohmann::json constexprs = nlohmann::json::object();
-  nlohmann::json attrs = nlohmann::json::object();
-  for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {
-    signature.push_back(token_name(d.token));
-    if (d.token == kConstexprToken) {
-      const ArgSlot& slot = argument_or_default(sig, args, n, i);
-      constexprs[std::to_string(i)] = tagged_constexpr(d, slot);
-      if (d.value_kind == kVString) {
-        // Triton parses every string specialization key as an attribute, a constexpr string's
-        // value included: an empty entry, or divisibility when the text contains 'D'.
-        std::string_view text(slot.value.s, slot.size);
-        attrs[std::to_string(i)] = text.find('D') == std::string_view::npos
-                                       ? nlohmann::json::array()
-                                       : nlohmann::json::array({nlohmann::json::array({"tt.divisibility", 16})});
-      }
-    }
-    if (d.attr == Attr::kEmpty) attrs[std::to_string(i)] = nlohmann::json::array();
-    if (d.attr == Attr::kDivisible16) attrs[std::to_string(i)] = nlohmann::json::array({nlohmann::json::array({"tt.divisibility", 16})});
-  });
-  nlohmann::json options = {{"num_warps", o.num_warps},
-                            {"num_stages", o.num_stages},
-                            {"num_ctas", o.num_ctas},
-                            {"enable_fp_fusion", o.enable_fp_fusion},
-                            {"launch_pdl", o.launch_pdl},
-                            {"launch_cooperative_grid", o.launch_cooperative_grid}};
-  if (o.maxnreg > 0) options["maxnreg"] = o.maxnreg;
-  nlohmann::json request = {{"signature", signature},
-                            {"constexprs", constexprs},
-                            {"attrs", attrs},
-                            {"options", options},
-                            {"target", fmt::format("cuda:{}{}", o.arch, o.arch_specific ? "a" : "")}};
-  return request.dump();
-}
-
-int kernel_param_count(const KernelSignature& sig, const VariantKey& key) {
-  int count = 0;
-  for_each_param(sig, key, [&](std::size_t, const DecodedParam& d) { count += d.token != kConstexprToken; });
-  return count;
-}
 
 std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const ArgSlot* args, std::size_t n) {
   std::string text;

@@ -37,10 +37,34 @@ struct EncodedCall {
 void encode_call(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* args,
                  std::size_t num_args, int device_check, EncodedCall& out);
 
-// The compile request for a variant, as JSON for the compile script:
-// {"signature": [...], "constexprs": {...}, "attrs": {...}, "options": {...}, "target": "cuda:90"}.
-std::string compile_request_json(const KernelSignature& sig, const ResolvedOptions& options, const VariantKey& key,
-                                 const ArgSlot* args, std::size_t num_args);
+// The kind of a constexpr value in the key (its entry's value kind).
+enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString };
+
+// One parameter of a variant, decoded from its key.
+struct DecodedParam {
+  TypeToken token;
+  Attr attr;
+  uint8_t value_kind;  // for constexprs
+  uint64_t value;      // a constexpr's bits (the first word of a string's digest)
+};
+
+// Calls fn(index, DecodedParam) for every parameter of the variant `key` of `sig`.
+template <class Fn>
+void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) {
+  uint32_t cw = kHeaderWords + param_words(sig.params.size());
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    uint16_t entry = key_entry(key, i);
+    DecodedParam d{entry_token(entry), entry_attr(entry), entry_value_kind(entry), 0};
+    if (d.token == kConstexprToken) {
+      d.value = key.words[cw++];
+      if (d.value_kind == kVString) ++cw;  // strings take a 128-bit digest
+    }
+    fn(i, d);
+  }
+}
+
+// The argument for parameter i: the caller's, or the parameter's default.
+const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* args, std::size_t n, std::size_t i);
 
 // Parameters the kernel ABI takes from the user for this variant (constexprs excluded).
 int kernel_param_count(const KernelSignature& sig, const VariantKey& key);

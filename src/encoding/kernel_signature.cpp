@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "triton_jit/errors.h"
@@ -11,32 +12,40 @@ namespace {
 
 ArgSlot slot_from_tagged(const nlohmann::json& tagged, KernelSignature& sig, std::string& error) {
   ArgSlot slot;
-  const auto& [kind, value] = *tagged.items().begin();
+  if (!tagged.is_object() || tagged.size() != 1) {
+    error = "a malformed value";
+    return slot;
+  }
+  auto it = tagged.begin();  // iterators, not a binding to a temporary items() proxy
+  const std::string& kind = it.key();
+  const nlohmann::json& value = it.value();
   if (kind == "none") {
     slot.kind = ArgKind::kNone;
-  } else if (kind == "bool") {
+  } else if (kind == "bool" && value.is_boolean()) {
     slot.kind = ArgKind::kBool;
     slot.value.i = value.get<bool>() ? 1 : 0;
+  } else if (kind == "int" && value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    slot.kind = ArgKind::kUInt;
+    slot.value.u = value.get<uint64_t>();
+  } else if (kind == "int" && value.is_number_integer()) {
+    slot.kind = ArgKind::kInt;
+    slot.value.i = value.get<int64_t>();
   } else if (kind == "int") {
-    if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      slot.kind = ArgKind::kUInt;
-      slot.value.u = value.get<uint64_t>();
-    } else if (value.is_number_integer()) {
-      slot.kind = ArgKind::kInt;
-      slot.value.i = value.get<int64_t>();
-    } else {
-      error = "an integer default outside the 64-bit range";
-    }
-  } else if (kind == "float") {
+    error = "an integer default outside the 64-bit range";
+  } else if (kind == "float" && value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    char* end = nullptr;
     slot.kind = ArgKind::kFloat;
-    slot.value.f = std::stod(value.get<std::string>());  // hexadecimal float: exact
-  } else if (kind == "str") {
+    slot.value.f = std::strtod(text.c_str(), &end);  // hexadecimal float: exact
+    if (text.empty() || end != text.c_str() + text.size()) error = fmt::format("a malformed float '{}'", text);
+  } else if (kind == "str" && value.is_string()) {
     const std::string& stored = sig.string_storage.emplace_back(value.get<std::string>());
     slot.kind = ArgKind::kString;
     slot.value.s = stored.data();
     slot.size = static_cast<uint32_t>(stored.size());
   } else {
-    error = fmt::format("a default of a kind C++ cannot pass ({})", value.dump());
+    error = fmt::format("a default of a kind C++ cannot pass ({})", value.dump(-1, ' ', false,
+                                                                              nlohmann::json::error_handler_t::replace));
   }
   return slot;
 }
@@ -85,8 +94,10 @@ KernelSignature parse_kernel_signature(std::string_view text) {
       if (sig.autotune_configs.size() == 1) sig.defaults = sig.autotune_configs[0].options;
     }
     sig.heuristics = json.value("heuristics", std::vector<std::vector<std::string>>{});
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("triton_jit: malformed kernel description from the compile script: {}", e.what()));
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("triton_jit: malformed kernel description: {}", e.what()));
   }
   return sig;
 }

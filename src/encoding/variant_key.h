@@ -3,34 +3,31 @@
 // Word 0 holds the target and the compile options, word 1 the remaining options. Then each
 // parameter takes 16 bits (its type token, its attribute and the kind of a constexpr value),
 // four to a word, and each constexpr-like parameter one more word after those (the value's bits;
-// a string's hash). Hashed once per call; compared word by word. Small on purpose: a launch
-// touches it twice, right after the driver has evicted much of the cache.
+// a string's 128-bit digest takes two). Hashed once per call (XXH3, only to spread keys in the
+// table: keys are compared word by word). Small on purpose: a launch touches it twice, right
+// after the driver has evicted much of the cache.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
 namespace triton_jit::detail {
 
 inline constexpr std::size_t kMaxParams = 128;
 inline constexpr std::size_t kHeaderWords = 2;
-inline constexpr std::size_t kMaxKeyWords = kHeaderWords + kMaxParams / 4 + kMaxParams;
+inline constexpr std::size_t kMaxKeyWords = kHeaderWords + kMaxParams / 4 + 2 * kMaxParams;
 
 struct VariantKey {
   uint32_t size = 0;  // words in use
   uint64_t hash = 0;
   uint64_t words[kMaxKeyWords];
 
-  void finish() noexcept {
-    // Each word is mixed on its own and the products summed, so the multiplies pipeline instead
-    // of forming one dependent chain (this runs on every call); a final mix spreads the bits.
-    uint64_t h = 0x9E3779B97F4A7C15ull * (size + 1);
-    for (uint32_t i = 0; i < size; ++i) h += (words[i] ^ (0xD6E8FEB86659FD93ull * (i + 1))) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-    h *= 0x94D049BB133111EBull;
-    h ^= h >> 29;
-    hash = h;
-  }
+  void finish() noexcept { hash = XXH3_64bits(words, size * sizeof(uint64_t)); }
 
   bool operator==(const VariantKey& other) const noexcept {
     return size == other.size && hash == other.hash && std::memcmp(words, other.words, size * sizeof(uint64_t)) == 0;

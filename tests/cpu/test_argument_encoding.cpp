@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "compiler/compile_request.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
 #include "triton_jit/errors.h"

@@ -35,6 +35,8 @@ Fn* hook(const char* name) {
   return reinterpret_cast<Fn*>(dlsym(lib, name));
 }
 FakeLaunch last_launch() { return hook<FakeLaunch()>("fake_cuda_last_launch")(); }
+uint64_t modules_loaded() { return hook<uint64_t()>("fake_cuda_modules_loaded")(); }
+uint64_t modules_unloaded() { return hook<uint64_t()>("fake_cuda_modules_unloaded")(); }
 uint64_t launch_count() { return hook<uint64_t()>("fake_cuda_launch_count")(); }
 void set_recording(bool on, int params) { hook<void(bool, int)>("fake_cuda_set_recording")(on, params); }
 
@@ -160,11 +162,13 @@ TEST(SingleFlight, DifferentKeysCompileIndependently) {
   EXPECT_EQ(f.stats().compiles, compiles + 4);
 }
 
-TEST(LoadChecks, ThreadsBeyondWhatTheFunctionAllowsAreAClearError) {
+TEST(LoadChecks, ThreadsBeyondWhatTheFunctionAllowsAreAClearErrorAndTheModuleIsUnloaded) {
   auto p = device_pointer(g_buffer, DType::kFloat32);
   LaunchConfig c = config(1);
   c.num_warps = 8;  // 256 threads; the function "allows" 128
   setenv("FAKE_CUDA_FUNCTION_MAX_THREADS", "128", 1);
+  const uint64_t loaded = modules_loaded();
+  const uint64_t unloaded = modules_unloaded();
   try {
     pointwise()(c, p, p, p, 4096, 512);
     ADD_FAILURE() << "no error";
@@ -172,6 +176,42 @@ TEST(LoadChecks, ThreadsBeyondWhatTheFunctionAllowsAreAClearError) {
     EXPECT_STREQ(e.what(), "pointwise: launches 256 threads per block, but its registers allow only 128");
   }
   unsetenv("FAKE_CUDA_FUNCTION_MAX_THREADS");
+  EXPECT_EQ(modules_loaded(), loaded + 1);
+  EXPECT_EQ(modules_unloaded(), unloaded + 1);  // a failed load leaks no module
+}
+
+TEST(LaunchChecks, GridTimesNumCtasBeyondTheDriverLimitIsAClearError) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  LaunchConfig c = config((1u << 30) + 1);
+  c.num_ctas = 2;  // 2^31 + 2 blocks in x: would wrap to 2 in the driver's 32-bit gridDimX
+  const uint64_t before = launch_count();
+  try {
+    pointwise()(c, p, p, p, 4096, 1024);
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("grid (1073741825, 1, 1) with num_ctas=2 is over the device's limits"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("2147483647"), std::string::npos);
+  }
+  c = config(1);
+  c.grid[1] = 70000;
+  EXPECT_THROW(pointwise()(c, p, p, p, 4096, 1024), triton_jit::ValueError);
+  EXPECT_EQ(launch_count(), before);
+}
+
+TEST(LaunchChecks, WarmupOnADeviceBeyondWhatIsSupportedIsAClearError) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  unsetenv("TRITON_JIT_TARGET");  // so that warmup asks the device
+  LaunchConfig c = config(1);
+  c.device = 200;
+  try {
+    pointwise().warmup(c, p, p, p, 4096, 1024);
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ValueError& e) {
+    EXPECT_STREQ(e.what(), "pointwise: device 200 is not a device triton_jit can launch on (0 to 63)");
+  }
+  setenv("TRITON_JIT_TARGET", "cuda:90", 1);
 }
 
 TEST(LoadChecks, CubinForAnotherArchitectureIsAClearError) {
@@ -182,7 +222,7 @@ TEST(LoadChecks, CubinForAnotherArchitectureIsAClearError) {
     pointwise()(config(1), p, p, p, 4096, 2048);  // a new variant, compiled for sm_90, loaded on "8.0"
     ADD_FAILURE() << "no error";
   } catch (const triton_jit::ValueError& e) {
-    EXPECT_STREQ(e.what(), "pointwise: compiled for sm_90, which device 0 (compute capability 8.0) cannot run");
+    EXPECT_STREQ(e.what(), "pointwise: compiled for sm_90a, which device 0 (compute capability 8.0) cannot run");
   }
   unsetenv("FAKE_CUDA_CC_MAJOR");
 }

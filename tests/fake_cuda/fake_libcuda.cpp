@@ -20,6 +20,8 @@ thread_local CUcontext t_current = nullptr;
 std::mutex g_mutex;
 FakeLaunch g_last;  // guarded by g_mutex
 std::atomic<uint64_t> g_launches{0};
+std::atomic<uint64_t> g_modules_loaded{0};
+std::atomic<uint64_t> g_modules_unloaded{0};
 char g_module_storage;
 char g_function_storage;
 
@@ -59,9 +61,13 @@ CUresult fake_cuCtxPopCurrent(CUcontext* c) { *c = t_current; return CUDA_SUCCES
 CUresult fake_cuModuleLoadData(CUmodule* m, const void* image) {
   if (std::memcmp(image, "\x7f" "ELF", 4) != 0) return CUDA_ERROR_INVALID_IMAGE;
   *m = reinterpret_cast<CUmodule>(&g_module_storage);
+  g_modules_loaded.fetch_add(1);
   return CUDA_SUCCESS;
 }
-CUresult fake_cuModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult fake_cuModuleUnload(CUmodule) {
+  g_modules_unloaded.fetch_add(1);
+  return CUDA_SUCCESS;
+}
 CUresult fake_cuModuleGetFunction(CUfunction* f, CUmodule, const char*) {
   *f = reinterpret_cast<CUfunction>(&g_function_storage);
   return CUDA_SUCCESS;
@@ -129,6 +135,8 @@ __attribute__((visibility("default"))) FakeLaunch fake_cuda_last_launch() {
   return g_last;
 }
 __attribute__((visibility("default"))) uint64_t fake_cuda_launch_count() { return g_launches.load(); }
+__attribute__((visibility("default"))) uint64_t fake_cuda_modules_loaded() { return g_modules_loaded.load(); }
+__attribute__((visibility("default"))) uint64_t fake_cuda_modules_unloaded() { return g_modules_unloaded.load(); }
 __attribute__((visibility("default"))) void fake_cuda_set_recording(bool on, int params) {
   g_record = on;
   g_params_to_record = params;

@@ -5,7 +5,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("TRITON_JIT_BUILD_DIR", os.path.join(ROOT, "build"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "src", "compiler", "python"))
 sys.path.insert(0, os.path.join(BUILD, "lib"))
 KERNELS = os.path.join(ROOT, "tests", "kernels")
 

@@ -9,6 +9,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "compiler/compile_request.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
 

@@ -6,17 +6,18 @@ int64 / uint64 bounds, misaligned pointers through tensor offsets, every dtype T
 None, bools, floats, strings for constexprs. No expected value is written by hand.
 """
 import json
+import os
 import random
 import struct
 
 import pytest
 import torch  # noqa: F401  (loads libtorch before the parity module)
 
-import triton_jit_compile
+import triton_reference as reference
 import triton_jit_parity
 from conftest import KERNELS
 
-KERNEL_FILE = "parity_kernels.py"
+KERNEL_FILE = os.path.join(KERNELS, "parity_kernels.py")
 
 TENSOR_DTYPES = ["float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8",
                  "uint16", "uint32", "uint64", "bool", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
@@ -136,7 +137,7 @@ def ours(describe_json, cpp_args):
 
 
 def triton_reference(name, values):
-    signature, constexprs, attrs = triton_jit_compile.reference_specialization(KERNEL_FILE, name, [KERNELS], values)
+    signature, constexprs, attrs = reference.reference_specialization(KERNEL_FILE, name, values)
     return (signature, {i: typed(v) for i, v in constexprs.items()},
             {i: [list(a) for a in v] for i, v in attrs.items()})
 
@@ -147,7 +148,7 @@ SETS_PER_KERNEL = 90
 @pytest.mark.parametrize("name", sorted(KERNELS_UNDER_TEST))
 def test_generated_argument_sets_match_triton(name):
     generators, omittable = KERNELS_UNDER_TEST[name]
-    describe_json = triton_jit_compile.describe(KERNEL_FILE, name, [KERNELS])
+    describe_json = reference.describe(KERNEL_FILE, name)
     rng = random.Random(f"parity-{name}")
     compared = 0
     for _ in range(SETS_PER_KERNEL):
@@ -171,7 +172,7 @@ def test_generated_argument_sets_match_triton(name):
 
 
 def test_every_accepted_dtype_matches_triton():
-    describe_json = triton_jit_compile.describe(KERNEL_FILE, "pointwise", [KERNELS])
+    describe_json = reference.describe(KERNEL_FILE, "pointwise")
     for dtype in TENSOR_DTYPES:
         for offset in range(0, 8):
             base = torch.zeros(64, dtype=getattr(torch, dtype))
@@ -182,7 +183,7 @@ def test_every_accepted_dtype_matches_triton():
 
 
 def test_unsupported_dtype_is_rejected_like_triton():
-    describe_json = triton_jit_compile.describe(KERNEL_FILE, "pointwise", [KERNELS])
+    describe_json = reference.describe(KERNEL_FILE, "pointwise")
     t = torch.zeros(4, dtype=torch.complex64)
     with pytest.raises((KeyError, TypeError)):
         triton_reference("pointwise", [t, t, t, 4, 128])
@@ -192,7 +193,7 @@ def test_unsupported_dtype_is_rejected_like_triton():
 
 
 def test_string_for_runtime_parameter_is_rejected_like_triton():
-    describe_json = triton_jit_compile.describe(KERNEL_FILE, "row_sum", [KERNELS])
+    describe_json = reference.describe(KERNEL_FILE, "row_sum")
     t = torch.zeros(4)
     with pytest.raises(TypeError):
         triton_reference("row_sum", [t, t, "x", 4, 128])
@@ -202,7 +203,7 @@ def test_string_for_runtime_parameter_is_rejected_like_triton():
 
 
 def test_same_values_give_same_key_and_different_ones_differ():
-    describe_json = triton_jit_compile.describe(KERNEL_FILE, "pointwise", [KERNELS])
+    describe_json = reference.describe(KERNEL_FILE, "pointwise")
     t = torch.zeros(64)
     args = [("tensor", ("float32", t.data_ptr()))] * 3
     _, key_a, _ = triton_jit_parity.encode(describe_json, args + [("int32", 4096), ("int32", 128)])

@@ -1,5 +1,6 @@
 """The persistent cache, in fresh processes (tests/cpu/cache_probe.cpp): a warm process needs no
-Python; every input of a variant invalidates it; races, damage and foreign files are handled."""
+Python; the cache never serves another kernel's code or a stale variant; damaged, foreign or
+strange entries are refused and rebuilt."""
 import json
 import os
 import shutil
@@ -9,36 +10,54 @@ import threading
 
 import pytest
 
+import cache_entries
 from conftest import BUILD, ROOT
 
 PROBE = os.path.join(BUILD, "bin", "cache_probe")
 DEMO = os.path.join(BUILD, "bin", "triton_jit_demo")
 KERNELS = os.path.join(ROOT, "tests", "kernels")
 
+SCALE = """import triton
+import triton.language as tl
 
-def probe(cache, kernel, function="scale", *extra, env=None, check=True):
+
+@triton.jit
+def scale(x_ptr, out_ptr, factor, n, BLOCK: tl.constexpr = 256):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor{extra}, mask=mask)
+"""
+
+
+def probe(cache, kernel, function="scale", *extra, env=None, check=True, umask=None):
     environment = dict(os.environ, TRITON_JIT_CACHE_DIR=str(cache), TRITON_JIT_TARGET="cuda:90",
-                       CUDA_VISIBLE_DEVICES="")
+                       CUDA_VISIBLE_DEVICES="", TRITON_JIT_LOG_LEVEL="info")
     environment.update(env or {})
     result = subprocess.run([PROBE, str(kernel), function, *extra], capture_output=True, text=True,
-                            env=environment, timeout=600)
+                            env=environment, timeout=600, preexec_fn=(lambda: os.umask(umask)) if umask is not None else None)
     if check:
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout.strip().splitlines()[-1]), result.stderr
     return result
 
 
+def compiles(cache, kernel, function="scale", *extra, **kwargs):
+    return probe(cache, kernel, function, *extra, **kwargs)[0]["compiles"]
+
+
 @pytest.fixture
 def kernel(tmp_path):
     path = tmp_path / "src" / "scale.py"
     path.parent.mkdir()
-    shutil.copy(os.path.join(ROOT, "tests", "consumer", "scale.py"), path)
+    path.write_text(SCALE.format(extra=""))
     return path
 
 
 def entries(cache, suffix):
-    return [os.path.join(d, f) for d, _, files in os.walk(cache) for f in files if f.endswith(suffix)]
+    return cache_entries.files(cache, suffix)
 
+
+# ---- warm processes and offline mode --------------------------------------------------------------
 
 def test_warm_process_loads_without_python(tmp_path, kernel):
     cache = tmp_path / "cache"
@@ -74,12 +93,13 @@ def test_offline_miss_names_kernel_signature_and_remedy(tmp_path, kernel):
     assert "Precompile it" in result.stderr
 
 
+# ---- what invalidates a variant ---------------------------------------------------------------------
+
 def test_changed_kernel_source_is_a_miss(tmp_path, kernel):
     cache = tmp_path / "cache"
     probe(cache, kernel)
-    kernel.write_text(kernel.read_text().replace("* factor", "* factor * 1.0"))
-    again, _ = probe(cache, kernel)
-    assert again["compiles"] == 1
+    kernel.write_text(SCALE.format(extra=" * 1.0"))
+    assert compiles(cache, kernel) == 1
 
 
 def test_changed_dependency_of_a_called_jit_function_is_a_miss(tmp_path):
@@ -87,52 +107,261 @@ def test_changed_dependency_of_a_called_jit_function_is_a_miss(tmp_path):
     shutil.copytree(os.path.join(KERNELS, "pkg"), package)
     cache = tmp_path / "cache"
     spec = str(package / "scale.py")
-    first, _ = probe(cache, spec, "scale_kernel")
-    assert first["compiles"] == 1
-    assert probe(cache, spec, "scale_kernel")[0]["compiles"] == 0
+    assert compiles(cache, spec, "scale_kernel") == 1
+    assert compiles(cache, spec, "scale_kernel") == 0
     helpers = package / "helpers.py"
     helpers.write_text(helpers.read_text().replace("x * 2", "x * 3"))
-    assert probe(cache, spec, "scale_kernel")[0]["compiles"] == 1
+    assert compiles(cache, spec, "scale_kernel") == 1
 
 
 def test_option_target_and_triton_environment_changes_are_misses(tmp_path, kernel):
     cache = tmp_path / "cache"
     probe(cache, kernel)
-    assert probe(cache, kernel, "scale", "8")[0]["compiles"] == 1
-    assert probe(cache, kernel, env={"TRITON_JIT_TARGET": "cuda:80"})[0]["compiles"] == 1
-    assert probe(cache, kernel, env={"TRITON_DEFAULT_FP_FUSION": "0"})[0]["compiles"] == 1
-    assert probe(cache, kernel)[0]["compiles"] == 0
+    assert compiles(cache, kernel, "scale", "8") == 1
+    assert compiles(cache, kernel, env={"TRITON_JIT_TARGET": "cuda:80"}) == 1
+    assert compiles(cache, kernel, env={"TRITON_DEFAULT_FP_FUSION": "0"}) == 1
+    assert compiles(cache, kernel) == 0
 
 
 def test_changed_triton_installation_is_a_miss(tmp_path, kernel):
     cache = tmp_path / "cache"
     probe(cache, kernel)
     for path in entries(cache, ".variant"):
-        with open(path, "rb") as f:
-            magic, header, payload = f.read().split(b"\n", 2)
-        fields = json.loads(header)
-        fields["triton"]["hash"] = "0" * 16  # as if another Triton had compiled it
-        with open(path, "wb") as f:
-            f.write(magic + b"\n" + json.dumps(fields).encode() + b"\n" + payload)
-    assert probe(cache, kernel)[0]["compiles"] == 1
+        kind, header, payload = cache_entries.read(path)
+        header["triton"]["fingerprint"] = "0" * 32  # as if another Triton had compiled it
+        cache_entries.write(path, kind, header, payload)
+    _, log = probe(cache, kernel)
+    assert "the Triton installation changed" in log
+    assert compiles(cache, kernel) == 0
 
 
-@pytest.mark.parametrize("damage", ["bad_json", "checksum", "truncated", "empty"])
+# Defect 2: dependencies the old scan missed. Each is edited after a warm run; the next process
+# must compile again.
+DEPENDENCIES = {
+    "helper module named like triton": {
+        "triton_helpers.py": "import triton\n\n\n@triton.jit\ndef twice(x):\n    return x * 2\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nfrom triton_helpers import twice\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, twice(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n",
+        "edit": ("triton_helpers.py", "x * 2", "x * 3"),
+    },
+    "constexpr global imported from another module": {
+        "consts.py": "import triton.language as tl\n\nFACTOR = tl.constexpr(2.0)\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nfrom consts import FACTOR\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "edit": ("consts.py", "2.0", "3.0"),
+    },
+    "constexpr default from another module": {
+        "defaults.py": "BLOCK = 128\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nimport defaults\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr = defaults.BLOCK):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n",
+        "edit": ("defaults.py", "128", "256"),
+        "args": ["ptr", "ptr", "i:1000"],
+    },
+    "JIT helper called through nested modules": {
+        "lib/__init__.py": "from . import sub\n",
+        "lib/sub.py": "import triton\n\n\n@triton.jit\ndef twice(x):\n    return x * 2\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nimport lib\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, lib.sub.twice(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n",
+        "edit": ("lib/sub.py", "x * 2", "x * 3"),
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEPENDENCIES))
+def test_edited_dependency_is_a_miss(tmp_path, case):
+    spec = DEPENDENCIES[case]
+    src = tmp_path / "src"
+    for name, text in spec.items():
+        if name.endswith(".py"):
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_text(text)
+    cache = tmp_path / "cache"
+    args = ["4"] + spec.get("args", ["ptr", "ptr", "i:1000", "i:128"])
+    kernel = str(src / "kernel.py")
+    assert compiles(cache, kernel, "k", *args) == 1
+    assert compiles(cache, kernel, "k", *args) == 0
+    edited, old, new = spec["edit"]
+    (src / edited).write_text((src / edited).read_text().replace(old, new))
+    assert compiles(cache, kernel, "k", *args) == 1
+    assert compiles(cache, kernel, "k", *args) == 0
+
+
+# Defect 3: the text compiled is the text recorded, even when the file changes meanwhile. This
+# kernel rewrites its own file while it is being imported (as an editor saving during a compile
+# would): the entry must describe what was compiled, so the next process compiles the new text.
+SELF_EDITING = """import pathlib
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * 2.0, mask=o < n)
+
+
+_me = pathlib.Path(__file__)
+_marker = "# EDIT" + "ED"
+if _marker not in _me.read_text():
+    _me.write_text(_me.read_text().replace("* 2" + ".0,", "* 3" + ".0,") + _marker + "\\n")
+"""
+
+
+def test_source_edited_during_compile_is_not_recorded_as_the_new_text(tmp_path):
+    kernel = tmp_path / "src" / "kernel.py"
+    kernel.parent.mkdir()
+    kernel.write_text(SELF_EDITING)
+    cache = tmp_path / "cache"
+    assert compiles(cache, kernel, "k") == 1
+    assert "# EDITED" in kernel.read_text() and "* 3.0, mask" in kernel.read_text()  # edited after it was read
+    # The signature and the variant recorded the text that was compiled (2.0), not the file now.
+    first, log = probe(cache, kernel, "k")
+    assert first["compiles"] == 1
+    assert "cached signature is out of date" in log and "changed" in log
+    assert compiles(cache, kernel, "k") == 0
+
+
+# ---- identity: never another kernel's code ---------------------------------------------------------
+
+def test_two_files_of_one_name_never_share_entries(tmp_path):
+    cache = tmp_path / "cache"
+    a = tmp_path / "a" / "scale.py"
+    b = tmp_path / "b" / "scale.py"
+    for path, extra in ((a, ""), (b, " + 1.0")):
+        path.parent.mkdir()
+        path.write_text(SCALE.format(extra=extra))
+    assert compiles(cache, a) == 1
+    assert compiles(cache, b) == 1  # same file name and function, another kernel
+    assert compiles(cache, a) == 0 and compiles(cache, b) == 0
+
+
+def test_a_moved_symlink_is_another_kernel(tmp_path):
+    cache = tmp_path / "cache"
+    for release, extra in (("r1", ""), ("r2", " + 1.0")):
+        (tmp_path / release).mkdir()
+        (tmp_path / release / "scale.py").write_text(SCALE.format(extra=extra))
+    current = tmp_path / "current"
+    current.symlink_to(tmp_path / "r1")
+    assert compiles(cache, current / "scale.py") == 1
+    current.unlink()
+    current.symlink_to(tmp_path / "r2")
+    assert compiles(cache, current / "scale.py") == 1
+    assert compiles(cache, tmp_path / "r2" / "scale.py") == 0  # the same file by its real path
+
+
+def test_an_entry_swapped_in_from_another_kernel_is_refused_and_rebuilt(tmp_path):
+    cache = tmp_path / "cache"
+    a = tmp_path / "a" / "scale.py"
+    b = tmp_path / "b" / "scale.py"
+    for path, extra in ((a, ""), (b, " + 1.0")):
+        path.parent.mkdir()
+        path.write_text(SCALE.format(extra=extra))
+    probe(cache, a)
+    probe(cache, b)
+    variants = entries(cache, ".variant")
+    assert len(variants) == 2 and os.path.basename(variants[0]) == os.path.basename(variants[1])
+    a_entry = next(v for v in variants if cache_entries.read(v)[1]["function"].startswith(f"file:{a}"))
+    b_entry = next(v for v in variants if v != a_entry)
+    shutil.copy(a_entry, b_entry)  # b's directory now holds a's cubin under b's name
+    result, log = probe(cache, b)
+    assert result["compiles"] == 1
+    assert "is damaged (it belongs to 'file:" in log
+    assert cache_entries.read(b_entry)[1]["function"].startswith(f"file:{b}")
+
+
+# ---- damaged entries ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("damage", ["bad_json", "checksum", "truncated", "empty", "renamed_key", "wrong_type",
+                                    "wrapping_sizes", "garbage_metadata"])
 def test_damaged_entry_is_removed_and_rebuilt(tmp_path, kernel, damage):
     cache = tmp_path / "cache"
     probe(cache, kernel)
     (path,) = entries(cache, ".variant")
     data = open(path, "rb").read()
-    magic, header, payload = data.split(b"\n", 2)
-    damaged = {"bad_json": magic + b"\n{not json\n" + payload,
-               "checksum": data[:-10] + bytes(b ^ 0xFF for b in data[-10:]),
-               "truncated": data[: len(data) // 2],
-               "empty": b""}[damage]
+    kind, header, payload = cache_entries.read(path)
+    if damage == "bad_json":
+        damaged = cache_entries.frame(kind, b"{not json", payload)
+    elif damage == "checksum":
+        damaged = data[:-10] + bytes(b ^ 0xFF for b in data[-10:])
+    elif damage == "truncated":
+        damaged = data[: len(data) // 2]
+    elif damage == "empty":
+        damaged = b""
+    elif damage == "renamed_key":
+        header["binary_bytes"] = header.pop("binary_size")
+        damaged = cache_entries.frame(kind, json.dumps(header).encode(), payload)
+    elif damage == "wrong_type":
+        header["metadata_size"] = str(header["metadata_size"])
+        damaged = cache_entries.frame(kind, json.dumps(header).encode(), payload)
+    elif damage == "wrapping_sizes":
+        header["metadata_size"] = 2**64 - 1
+        header["binary_size"] = len(payload) + 1
+        damaged = cache_entries.frame(kind, json.dumps(header).encode(), payload)
+    else:  # a valid frame whose metadata does not describe a kernel
+        size = header["metadata_size"]
+        header["metadata_size"] = 2
+        damaged = cache_entries.frame(kind, json.dumps(header).encode(), b"{}" + payload[size:])
     open(path, "wb").write(damaged)
     result, log = probe(cache, kernel)
     assert result["compiles"] == 1
     assert "is damaged" in log and "removing it and compiling again" in log
-    assert probe(cache, kernel)[0]["compiles"] == 0  # rebuilt, valid
+    assert "nlohmann" not in log and "json.exception" not in log
+    assert compiles(cache, kernel) == 0  # rebuilt, valid
+
+
+def test_damaged_signature_is_removed_and_rebuilt(tmp_path, kernel):
+    cache = tmp_path / "cache"
+    probe(cache, kernel)
+    (path,) = entries(cache, "signature")
+    kind, header, payload = cache_entries.read(path)
+    cache_entries.write(path, kind, header, b'{"name": "scale", "params": "not a list"}')
+    result, log = probe(cache, kernel)
+    assert result["compiles"] == 0 and result["libpython"]  # described again; the variant is still good
+    assert "is damaged" in log
+    assert compiles(cache, kernel, env={"PYTHONHOME": "/nonexistent", "TRITON_JIT_OFFLINE": "1"}) == 0
+
+
+FAKE_COMPILER = """import importlib.util
+import json
+import sys
+
+sys.path.append({real_dir!r})
+_spec = importlib.util.spec_from_file_location("triton_jit_compile_real", {real!r})
+real = importlib.util.module_from_spec(_spec)
+sys.modules["triton_jit_compile_real"] = real
+_spec.loader.exec_module(real)
+KernelLookupError = real.KernelLookupError
+describe = real.describe
+
+
+def compile(*args):
+    cubin, metadata, sources = real.compile(*args)
+    metadata = json.loads(metadata)
+    metadata["num_warps"] = "many"
+    return cubin, json.dumps(metadata), sources
+"""
+
+
+def test_malformed_compile_result_is_an_error_and_is_not_persisted(tmp_path, kernel):
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "triton_jit_compile.py").write_text(
+        FAKE_COMPILER.format(real=os.path.join(ROOT, "src", "compiler", "python", "triton_jit_compile.py"),
+                             real_dir=os.path.join(ROOT, "src", "compiler", "python")))
+    cache = tmp_path / "cache"
+    result = probe(cache, kernel, env={"TRITON_JIT_SCRIPTS_DIR": str(scripts)}, check=False)
+    assert result.returncode == 1
+    assert "scale: malformed compile result: 'num_warps' is not an integer" in result.stderr
+    assert entries(cache, ".variant") == []
+    assert compiles(cache, kernel) == 1  # the real compiler, later, compiles and keeps it
 
 
 def test_two_processes_racing_on_one_variant_leave_one_valid_entry(tmp_path, kernel):
@@ -150,8 +379,10 @@ def test_two_processes_racing_on_one_variant_leave_one_valid_entry(tmp_path, ker
     assert len(results) == 2 and all(r["cubin"] > 0 for r in results)
     assert len(entries(cache, ".variant")) == 1
     assert not [p for d, _, files in os.walk(cache) for p in files if ".tmp." in p]
-    assert probe(cache, kernel)[0]["compiles"] == 0
+    assert compiles(cache, kernel) == 0
 
+
+# ---- permissions and strange files -----------------------------------------------------------------
 
 def test_world_writable_cache_directory_is_refused(tmp_path, kernel):
     cache = tmp_path / "cache"
@@ -160,6 +391,56 @@ def test_world_writable_cache_directory_is_refused(tmp_path, kernel):
     result, log = probe(cache, kernel)
     assert result["compiles"] == 1
     assert "is writable by everyone; refusing to use it" in log
+
+
+def test_every_directory_is_private_whatever_the_umask(tmp_path, kernel):
+    cache = tmp_path / "cache"
+    probe(cache, kernel, umask=0)
+    for directory, subdirs, files in os.walk(cache):
+        assert stat.S_IMODE(os.stat(directory).st_mode) == 0o700, directory
+        for f in files:
+            assert stat.S_IMODE(os.stat(os.path.join(directory, f)).st_mode) == 0o600, f
+    # A function directory removed and made again is private too.
+    (variant,) = entries(cache, ".variant")
+    shutil.rmtree(os.path.dirname(variant))
+    assert compiles(cache, kernel, umask=0) == 1
+    assert stat.S_IMODE(os.stat(os.path.dirname(variant)).st_mode) == 0o700
+
+
+def test_a_subdirectory_others_can_write_is_dropped_and_rebuilt(tmp_path, kernel):
+    cache = tmp_path / "cache"
+    probe(cache, kernel)
+    (variant,) = entries(cache, ".variant")
+    function_dir = os.path.dirname(variant)
+    os.chmod(function_dir, 0o777)
+    result, log = probe(cache, kernel)
+    assert result["compiles"] == 1
+    assert "has mode 0777 (expected 0700); removing it" in log
+    assert stat.S_IMODE(os.stat(function_dir).st_mode) == 0o700
+
+
+def test_a_layout_directory_that_is_a_symlink_is_not_followed(tmp_path, kernel):
+    cache = tmp_path / "cache"
+    probe(cache, kernel)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(str(cache / "v2"), str(elsewhere))
+    (cache / "v2").symlink_to(elsewhere)
+    result, log = probe(cache, kernel)
+    assert result["compiles"] == 1
+    assert "is not a directory of ours (a link or a file); refusing it" in log
+    assert (cache / "v2").is_symlink()
+
+
+def test_a_fifo_in_place_of_an_entry_does_not_hang_the_reader(tmp_path, kernel):
+    cache = tmp_path / "cache"
+    probe(cache, kernel)
+    (variant,) = entries(cache, ".variant")
+    os.unlink(variant)
+    os.mkfifo(variant)
+    result, log = probe(cache, kernel)  # a blocking open would hang here (the probe has a timeout)
+    assert result["compiles"] == 1
+    assert "is not a regular file" in log
+    assert stat.S_ISREG(os.stat(variant).st_mode)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a file to another user")
@@ -171,3 +452,14 @@ def test_entry_owned_by_another_user_is_refused(tmp_path, kernel):
     result, log = probe(cache, kernel)
     assert result["compiles"] == 1
     assert "belongs to another user; refusing to load it" in log
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a directory to another user")
+def test_function_directory_owned_by_another_user_is_refused(tmp_path, kernel):
+    cache = tmp_path / "cache"
+    probe(cache, kernel)
+    (path,) = entries(cache, ".variant")
+    os.chown(os.path.dirname(path), 12345, 12345)
+    result, log = probe(cache, kernel)
+    assert result["compiles"] == 1
+    assert "belongs to another user (uid 12345); refusing to use it" in log

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "backend/cuda/cuda_driver.h"
+#include "common/settings.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail::cuda {
@@ -30,8 +31,6 @@ struct CudaBackend::Kernel {
 };
 
 namespace {
-
-std::atomic<ScratchAllocator*> g_scratch_allocator{nullptr};
 
 int device_attribute(const Driver& d, CUdevice_attribute attr, CUdevice device) {
   int value = 0;
@@ -147,6 +146,15 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   } pop_guard{d, pushed};
 
   TRITON_JIT_CU_CHECK(d.cuModuleLoadData(&k->module, image.binary.data()));
+  // Unloaded again if any check below fails; kept once the kernel is returned.
+  struct UnloadGuard {
+    const Driver& d;
+    CUmodule module;
+    bool armed = true;
+    ~UnloadGuard() {
+      if (armed) d.cuModuleUnload(module);
+    }
+  } unload_guard{d, k->module};
   TRITON_JIT_CU_CHECK(d.cuModuleGetFunction(&k->function, k->module, meta.name.c_str()));
   int function_max_threads = 0;
   TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&function_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function));
@@ -193,6 +201,7 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
     policy.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
     policy.value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
   }
+  unload_guard.armed = false;
   return k.release();
 }
 
@@ -212,7 +221,7 @@ __attribute__((noinline)) void allocate_scratch(const CudaBackend::Kernel& k, ui
                                                 uint64_t programs, Stream stream, const char* what,
                                                 ScratchLease& lease, uint64_t& cell) {
   uint64_t bytes = per_program * programs * k.num_ctas;
-  ScratchAllocator* allocator = g_scratch_allocator.load(std::memory_order_acquire);
+  ScratchAllocator* allocator = hot_settings().scratch.load(std::memory_order_acquire);
   if (allocator == nullptr) throw_no_allocator(k, bytes, what);
   lease.allocator = allocator;
   lease.bytes = bytes;
@@ -222,12 +231,22 @@ __attribute__((noinline)) void allocate_scratch(const CudaBackend::Kernel& k, ui
   cell = reinterpret_cast<uint64_t>(lease.ptr);
 }
 
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_grid(const CudaBackend::Kernel& k, const LaunchConfig& c) {
+  throw ValueError(fmt::format("{}: grid ({}, {}, {}) with num_ctas={} is over the device's limits: grid x times "
+                               "num_ctas at most 2147483647, grid y and z at most 65535",
+                               k.name, c.grid[0], c.grid[1], c.grid[2], k.num_ctas));
+}
+
 }  // namespace
 
 void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, uint32_t num_params,
                          uint64_t* scratch_cells) {
   const uint64_t programs = uint64_t{c.grid[0]} * c.grid[1] * c.grid[2];
   if (programs == 0) return;  // an empty grid launches nothing, like Triton
+  if (uint64_t{c.grid[0]} * k.num_ctas > 0x7FFFFFFFu || c.grid[1] > 65535 || c.grid[2] > 65535) [[unlikely]] {
+    throw_grid(k, c);
+  }
   const Driver& d = driver();
 
   scratch_cells[0] = 0;
@@ -262,14 +281,3 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
 
 }  // namespace triton_jit::detail::cuda
 
-namespace triton_jit {
-
-ScratchAllocator* set_scratch_allocator(ScratchAllocator* allocator) noexcept {
-  return detail::cuda::g_scratch_allocator.exchange(allocator, std::memory_order_acq_rel);
-}
-
-ScratchAllocator* scratch_allocator() noexcept {
-  return detail::cuda::g_scratch_allocator.load(std::memory_order_acquire);
-}
-
-}  // namespace triton_jit

@@ -1,4 +1,5 @@
 // The compiler bridge's implementation: the only code that includes pybind11 or takes the GIL.
+#include <pthread.h>
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
 
@@ -36,6 +37,36 @@ void start_interpreter(const BridgeConfig& config) {
   PyEval_SaveThread();
 }
 
+// Note [Fork and the interpreter]
+// A fork() while another thread runs Python (a compile) leaves the child with a GIL held by a
+// thread that does not exist there, and the import lock too. Like os.fork(), we take the GIL
+// and the import lock before the fork (PyOS_BeforeFork) and let the interpreter rebuild its
+// thread state in the child (PyOS_AfterFork_Child), so that the child can compile afresh. A
+// thread that forks while holding the GIL is a Python thread using os.fork(), which does this
+// itself. These handlers are registered after the core's, so they run before the core locks
+// its own mutexes (no thread holds those while it waits for the GIL).
+thread_local PyGILState_STATE t_fork_gil;
+thread_local bool t_fork_prepared = false;
+
+void before_fork() {
+  if (!Py_IsInitialized() || PyGILState_Check()) return;
+  t_fork_gil = PyGILState_Ensure();
+  PyOS_BeforeFork();
+  t_fork_prepared = true;
+}
+void after_fork_parent() {
+  if (!t_fork_prepared) return;
+  t_fork_prepared = false;
+  PyOS_AfterFork_Parent();
+  PyGILState_Release(t_fork_gil);
+}
+void after_fork_child() {
+  if (!t_fork_prepared) return;
+  t_fork_prepared = false;
+  PyOS_AfterFork_Child();
+  PyGILState_Release(t_fork_gil);
+}
+
 std::string format_python_error(py::error_already_set& e) {
   try {
     py::module_ traceback = py::module_::import("traceback");
@@ -46,6 +77,15 @@ std::string format_python_error(py::error_already_set& e) {
   } catch (...) {
     return e.what();
   }
+}
+
+std::vector<SourceText> sources_of(const py::handle& list) {
+  std::vector<SourceText> out;
+  for (auto item : list) {
+    auto pair = item.cast<py::tuple>();
+    out.push_back(SourceText{pair[0].cast<std::string>(), pair[1].cast<py::bytes>()});
+  }
+  return out;
 }
 
 class PythonBridge final : public CompilerBridge {
@@ -63,31 +103,39 @@ class PythonBridge final : public CompilerBridge {
       throw CompileError(fmt::format("triton_jit: cannot import the compile script from '{}' with Python '{}':\n{}",
                                      config.scripts_dir, config.python_executable, format_python_error(e)));
     }
+    pthread_atfork(&before_fork, &after_fork_parent, &after_fork_child);
   }
 
-  std::string describe(const std::string& spec, const std::string& name,
-                       const std::vector<std::string>& search_path) override {
+  Described describe(const KernelLocation& where) override {
     py::gil_scoped_acquire gil;
     try {
-      return module_->attr("describe")(spec, name, search_path).cast<std::string>();
+      py::tuple result = module_->attr("describe")(where.file, where.module, where.function, where.search_path);
+      return Described{result[0].cast<std::string>(), sources_of(result[1])};
     } catch (py::error_already_set& e) {
-      throw_translated(e, fmt::format("{}:{}", spec, name));
+      throw_translated(e, where);
+    } catch (const py::cast_error& e) {
+      throw CompileError(fmt::format("{}: the compile script returned a malformed description ({})", where.function,
+                                     e.what()));
     }
   }
 
-  CompiledBinary compile(const std::string& spec, const std::string& name, const std::vector<std::string>& search_path,
-                         const std::string& request_json) override {
+  CompiledBinary compile(const KernelLocation& where, const std::string& request_json) override {
     py::gil_scoped_acquire gil;
     try {
-      py::tuple result = module_->attr("compile")(spec, name, search_path, request_json);
-      return CompiledBinary{result[0].cast<std::string>(), result[1].cast<std::string>()};
+      py::tuple result =
+          module_->attr("compile")(where.file, where.module, where.function, where.search_path, request_json);
+      return CompiledBinary{result[0].cast<std::string>(), result[1].cast<std::string>(), sources_of(result[2])};
     } catch (py::error_already_set& e) {
-      throw_translated(e, name);
+      throw_translated(e, where);
+    } catch (const py::cast_error& e) {
+      throw CompileError(fmt::format("{}: the compile script returned a malformed result ({})", where.function,
+                                     e.what()));
     }
   }
 
  private:
-  [[noreturn]] void throw_translated(py::error_already_set& e, const std::string& what) {
+  [[noreturn]] void throw_translated(py::error_already_set& e, const KernelLocation& where) {
+    const std::string what = where.function.empty() ? (where.file.empty() ? where.module : where.file) : where.function;
     if (e.matches(*lookup_error_)) {
       throw LookupError(fmt::format("{}: {}", what, py::str(e.value()).cast<std::string>()));
     }

@@ -1,0 +1,85 @@
+#include "compiler/compiled_kernel.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void malformed(const std::string& kernel, const std::string& why) {
+  throw CompileError(fmt::format("{}: malformed compile result: {}", kernel, why));
+}
+
+int int_field(const std::string& kernel, const json& j, const char* name, int fallback, int low, int high,
+              bool required = false) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) {
+    if (required) malformed(kernel, fmt::format("no '{}'", name));
+    return fallback;
+  }
+  if (!it->is_number_integer()) malformed(kernel, fmt::format("'{}' is not an integer", name));
+  const int64_t v = it->get<int64_t>();
+  if (v < low || v > high) malformed(kernel, fmt::format("'{}' is {}, outside [{}, {}]", name, v, low, high));
+  return static_cast<int>(v);
+}
+
+bool bool_field(const std::string& kernel, const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return false;
+  if (!it->is_boolean()) malformed(kernel, fmt::format("'{}' is not a bool", name));
+  return it->get<bool>();
+}
+
+std::string text_field(const std::string& kernel, const json& j, const char* name, bool required) {
+  auto it = j.find(name);
+  if (it == j.end() || !it->is_string()) {
+    if (required) malformed(kernel, fmt::format("no string '{}'", name));
+    return "";
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view metadata_json, std::string_view binary,
+                                    const Target& target) {
+  json j = json::parse(metadata_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) malformed(kernel, "the metadata is not a JSON object");
+  impl::KernelMetadata m;
+  m.name = text_field(kernel, j, "name", true);
+  if (m.name.empty() || m.name.size() > 1024) malformed(kernel, "an empty or overlong kernel name");
+  m.num_warps = int_field(kernel, j, "num_warps", 4, 1, 32, true);
+  m.num_ctas = int_field(kernel, j, "num_ctas", 1, 1, 16);
+  constexpr int kMax = 1 << 30;
+  m.shared = int_field(kernel, j, "shared", 0, 0, kMax);
+  m.tmem_size = int_field(kernel, j, "tmem_size", 0, 0, kMax);
+  m.global_scratch_size = int_field(kernel, j, "global_scratch_size", 0, 0, kMax);
+  m.global_scratch_align = int_field(kernel, j, "global_scratch_align", 1, 1, 1 << 16);
+  m.profile_scratch_size = int_field(kernel, j, "profile_scratch_size", 0, 0, kMax);
+  m.profile_scratch_align = int_field(kernel, j, "profile_scratch_align", 1, 1, 1 << 16);
+  m.launch_pdl = bool_field(kernel, j, "launch_pdl");
+  m.launch_cooperative_grid = bool_field(kernel, j, "launch_cooperative_grid");
+  m.arch = text_field(kernel, j, "arch", true);
+  m.ptx_version = int_field(kernel, j, "ptx_version", 0, 0, 100000);
+  m.triton_version = text_field(kernel, j, "triton_version", false);
+  if (m.arch != std::to_string(target.arch)) {
+    malformed(kernel, fmt::format("compiled for arch '{}', asked for {}", m.arch, target.arch));
+  }
+  // Triton builds arch-specific code (sm_90a, sm_100a) from sm_90 on: it runs on that exact
+  // capability only, which the backend's load check needs to know.
+  if (target.arch_specific || target.arch >= 90) m.arch += 'a';
+  // An ELF64 image (EI_CLASS 2) for EM_CUDA (190).
+  if (binary.size() < 64 || std::memcmp(binary.data(), "\x7f" "ELF", 4) != 0 || binary[4] != 2 ||
+      static_cast<unsigned char>(binary[18]) != 190 || binary[19] != 0) {
+    malformed(kernel, "the binary is not a CUDA ELF image");
+  }
+  return m;
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,199 @@
+"""Compile step of triton_jit: runs inside the interpreter embedded by the compiler bridge.
+
+Two entry points, both called from C++ (python_bridge.cpp):
+
+    describe(file, module, function, search_path) -> (JSON text, sources)
+        The static signature of a @triton.jit function: per parameter its name, kind,
+        annotation and default, plus what its decorators (autotune, heuristics) say.
+
+    compile(file, module, function, search_path, request_json) -> (cubin, metadata JSON, sources)
+        Compiles one variant with Triton's own compiler for an explicit target.
+
+`file` is the kernel's resolved real path (the C++ side resolves it), or "" when `module`
+("package.module") names it. `sources` is a list of (path, bytes): every file whose text decides
+what is compiled, with the exact text this process compiled from (see _SnapshotLoader). The
+C++ side keys and validates its persistent cache with them.
+
+The script imports triton, never torch: `import torch` costs seconds and compiling for an
+explicit target needs neither a GPU nor torch. The installed Triton is feature-detected
+(ASTSource's parameters, the backend's option fields, the metadata fields), not matched
+against a list of versions.
+
+Constexpr values travel as tagged JSON objects ({"int": 3}, {"float": "0x1.8p+1"},
+{"bool": true}, {"none": null}, {"str": "x"}) so that floats keep every bit and big
+integers stay exact.
+"""
+
+import dataclasses
+import inspect
+import json
+import os
+import time
+
+from triton_jit_sources import Dependencies, KernelLookupError, load_kernel, triton_dir  # noqa: F401
+
+
+# ---- describe ----------------------------------------------------------------------------------
+
+
+def _tag_value(value):
+    if value is None:
+        return {"none": None}
+    if isinstance(value, bool):
+        return {"bool": value}
+    if isinstance(value, int):
+        return {"int": value}
+    if isinstance(value, float):
+        return {"float": value.hex()}
+    if isinstance(value, str):
+        return {"str": value}
+    if hasattr(value, "value"):  # tl.constexpr(...) as a default
+        return _tag_value(value.value)
+    return {"unsupported": repr(value)}
+
+
+def _untag_value(tagged):
+    (kind, value), = tagged.items()
+    if kind == "float":
+        return float.fromhex(value)
+    if kind == "none":
+        return None
+    return value
+
+
+def _param_kind(param):
+    if param.is_constexpr:
+        return "constexpr"
+    if param.do_not_specialize:
+        return "do_not_specialize"
+    if param.do_not_specialize_on_alignment:
+        return "do_not_specialize_on_alignment"
+    return "specialized"
+
+
+def _config_json(config):
+    return {
+        "kwargs": {k: _tag_value(v) for k, v in config.kwargs.items()},
+        "num_warps": config.num_warps,
+        "num_stages": config.num_stages,
+        "num_ctas": getattr(config, "num_ctas", 1),
+        "maxnreg": getattr(config, "maxnreg", None),
+    }
+
+
+def describe(file, module, function, search_path):
+    import triton
+    kernel = load_kernel(file, module, function, list(search_path))
+    fn = kernel.fn
+    params = []
+    for p in fn.params:
+        entry = {
+            "name": p.name,
+            "kind": _param_kind(p),
+            "do_not_specialize": bool(p.do_not_specialize),
+            "do_not_specialize_on_alignment": bool(p.do_not_specialize_on_alignment),
+            "annotation": p.annotation_type if not p.is_constexpr else "constexpr",
+            "is_const": bool(p.is_const),
+        }
+        if p.has_default:
+            entry["default"] = _tag_value(p.default)
+        params.append(entry)
+    autotune = next((w for w in kernel.chain if type(w).__name__ == "Autotuner"), None)
+    result = {
+        "name": fn.__name__,
+        "file": Dependencies.code_file(fn.fn) or "",
+        "params": params,
+        "debug": bool(getattr(fn, "debug", False)),
+        "triton_version": triton.__version__,
+        "triton_dir": triton_dir(),
+        "autotune": None,
+        "heuristics": [sorted(w.values.keys()) for w in kernel.chain if type(w).__name__ == "Heuristics"],
+    }
+    if autotune is not None:
+        result["autotune"] = {
+            "key": list(getattr(autotune, "keys", [])),
+            "configs": [_config_json(c) for c in autotune.configs],
+        }
+    return json.dumps(result), kernel.sources
+
+
+
+# ---- compile -----------------------------------------------------------------------------------
+
+
+def _target(text):
+    from triton.backends.compiler import GPUTarget
+    backend, _, arch = text.partition(":")
+    if backend != "cuda" or not arch:
+        raise ValueError(f"unsupported target '{text}'; expected 'cuda:<arch>', for example cuda:90")
+    return GPUTarget("cuda", int(arch.rstrip("a")), 32)
+
+
+def _make_source(fn, signature, constexprs, attrs):
+    from triton.compiler import ASTSource
+    accepted = inspect.signature(ASTSource.__init__).parameters
+    if "constexprs" in accepted:
+        return ASTSource(fn, signature, constexprs=constexprs, attrs=attrs)
+    if "constants" in accepted:
+        return ASTSource(fn, signature, constants=constexprs, attrs=attrs)
+    raise RuntimeError("the installed Triton's ASTSource takes neither 'constexprs' nor 'constants' "
+                       "(triton_jit supports Triton 3.3 and newer)")
+
+
+def _options(backend, requested, fn):
+    import triton
+    knobs = getattr(triton, "knobs", None)
+    option_type = type(backend.parse_options({}))
+    known = {f.name for f in dataclasses.fields(option_type)}
+    options = {}
+    for key, value in requested.items():
+        if value is None:
+            continue
+        if key not in known:
+            raise ValueError(f"compile option '{key}' is not supported by the installed Triton {triton.__version__}")
+        options[key] = value
+    runtime_debug = bool(getattr(getattr(knobs, "runtime", None), "debug", False))
+    if "debug" in known:
+        options["debug"] = bool(options.get("debug", False) or getattr(fn, "debug", False) or runtime_debug)
+    mode = getattr(getattr(knobs, "compilation", None), "instrumentation_mode", None)
+    if "instrumentation_mode" in known and mode is not None:
+        options.setdefault("instrumentation_mode", mode)
+    return options
+
+
+_METADATA_FIELDS = ("name", "num_warps", "num_ctas", "shared", "tmem_size", "global_scratch_size",
+                    "global_scratch_align", "profile_scratch_size", "profile_scratch_align", "launch_pdl",
+                    "launch_cooperative_grid", "ptx_version", "cluster_dims", "target")
+
+
+def compile(file, module, function, search_path, request_json):
+    import triton
+    from triton.compiler import make_backend
+    started = time.perf_counter()
+    request = json.loads(request_json)
+    kernel = load_kernel(file, module, function, list(search_path))
+    fn = kernel.fn
+    signature = dict(zip(fn.arg_names, request["signature"]))
+    constexprs = {(int(i), ): _untag_value(v) for i, v in request["constexprs"].items()}
+    attrs = {(int(i), ): [list(a) for a in v] for i, v in request["attrs"].items()}
+    target = _target(request["target"])
+    backend = make_backend(target)
+    options = _options(backend, request["options"], fn)
+    source = _make_source(fn, signature, constexprs, attrs)
+    loaded = time.perf_counter()
+    compiled = triton.compile(source, target=target, options=options)
+    metadata = compiled.metadata._asdict() if hasattr(compiled.metadata, "_asdict") else dict(compiled.metadata)
+    out = {}
+    for field in _METADATA_FIELDS:
+        if field not in metadata:
+            continue
+        value = metadata[field]
+        if field == "target":
+            value = {"backend": value.backend, "arch": value.arch, "warp_size": value.warp_size} \
+                if hasattr(value, "backend") else value
+        out[field] = value
+    out["triton_version"] = triton.__version__
+    out["triton_dir"] = triton_dir()
+    out["arch"] = str(target.arch)
+    out["phase_seconds"] = {"import": loaded - started, "compile": time.perf_counter() - loaded}
+    return bytes(compiled.asm["cubin"]), json.dumps(out), kernel.sources

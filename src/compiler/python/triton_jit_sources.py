@@ -1,0 +1,421 @@
+"""Kernel sources for triton_jit's compile script: loading kernels from snapshots of their text,
+and finding every file whose text decides what is compiled for them.
+
+The compile script (triton_jit_compile.py) reports those files, with the exact bytes it compiled
+from, to the C++ side, which keys and validates its persistent cache with them. Loading and the
+dependency walk share the snapshots, so they stay in one module (a little over 400 lines).
+"""
+
+import ast
+import builtins
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import linecache
+import os
+import sys
+import threading
+import types
+
+
+class KernelLookupError(Exception):
+    """The kernel file, module or function cannot be found, or is not a Triton JIT function."""
+
+
+# ---- loading kernels from snapshots of their sources -------------------------------------------
+#
+# Triton compiles a JIT function from the text `inspect.getsource` returns, which linecache reads
+# from disk when first asked, possibly long after the module was imported. A file edited in
+# between would be compiled in one version and recorded in another. So user modules imported on
+# our behalf are compiled from bytes read once, those same bytes are given to linecache (with no
+# mtime, so that it never re-reads them), and they are what we report. Framework and standard
+# library modules are imported as usual.
+
+_LOCK = threading.RLock()
+
+
+def _after_fork_in_child():
+    # The thread that held the lock at fork() does not exist in the child.
+    global _LOCK
+    _LOCK = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+_SNAPSHOTS = {}  # real path -> bytes each user module was compiled from
+_KERNELS = {}  # (file or module, function) -> _Kernel
+_FILE_MODULES = {}  # real path of a kernel file -> its module
+_FRAMEWORKS = {"triton", "torch", "numpy", "builtins", "__main__", "_pytest", "pytest", "pybind11"}
+
+
+def _framework(module_name):
+    top = (module_name or "").partition(".")[0]
+    return top in _FRAMEWORKS or top in getattr(sys, "stdlib_module_names", ())
+
+
+def _remember(path, data):
+    real = os.path.realpath(path)
+    _SNAPSHOTS[real] = data
+    lines = importlib.util.decode_source(data).splitlines(True)
+    for key in {path, real}:
+        linecache.cache[key] = (len(data), None, lines, key)
+
+
+class _SnapshotLoader(importlib.machinery.SourceFileLoader):
+    """Compiles a module from bytes read once, and records them (no bytecode cache)."""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        data = self.get_data(path)
+        _remember(path, data)
+        return builtins.compile(data, path, "exec", dont_inherit=True)
+
+
+class _SnapshotFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):
+        if _framework(fullname):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
+            spec.loader = _SnapshotLoader(spec.loader.name, spec.loader.path)
+        return spec
+
+
+class _Snapshots:
+    """While active, user modules are imported through _SnapshotFinder."""
+
+    finder = _SnapshotFinder()
+
+    def __enter__(self):
+        position = next((i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder),
+                        len(sys.meta_path))
+        sys.meta_path.insert(position, self.finder)
+
+    def __exit__(self, *exc):
+        sys.meta_path.remove(self.finder)
+
+
+def _package_root(file_path):
+    """(directory to put on sys.path, dotted module name) for a file inside packages, or a lone file."""
+    directory, filename = os.path.split(file_path)
+    parts = [os.path.splitext(filename)[0]]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+    return directory, ".".join(parts)
+
+
+def _import_file(file_path):
+    module = _FILE_MODULES.get(file_path)
+    if module is not None:
+        return module
+    if not os.path.isfile(file_path):
+        raise KernelLookupError(f"kernel file '{file_path}' not found")
+    root, dotted = _package_root(file_path)
+    with _Snapshots():
+        if "." in dotted:
+            if root not in sys.path:
+                sys.path.insert(0, root)
+            for name in [n for n in sys.modules if n == dotted or n.startswith(dotted + ".")]:
+                del sys.modules[name]
+            module = importlib.import_module(dotted)
+        else:
+            unique = "triton_jit_kernel_" + str(abs(hash(file_path)))
+            loader = _SnapshotLoader(unique, file_path)
+            spec = importlib.util.spec_from_file_location(unique, file_path, loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            # Triton reads kernel sources through inspect, which needs the module registered.
+            sys.modules[unique] = module
+            directory = os.path.dirname(file_path)
+            if directory not in sys.path:
+                sys.path.insert(0, directory)
+            try:
+                loader.exec_module(module)
+            except BaseException:
+                del sys.modules[unique]
+                raise
+    _FILE_MODULES[file_path] = module
+    return module
+
+
+def _import_module(module_name, search_path):
+    for base in search_path:
+        if base not in sys.path:
+            sys.path.insert(0, base)
+    try:
+        with _Snapshots():
+            return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise KernelLookupError(f"cannot import module '{module_name}': {error}") from None
+
+
+def _unwrap(obj, name):
+    """The JIT function inside @triton.autotune / @triton.heuristics wrappers, and the wrappers
+    from the outermost in."""
+    from triton.runtime.jit import JITFunction
+    chain = []
+    current = obj
+    while not isinstance(current, JITFunction):
+        kind = type(current).__name__
+        if kind not in ("Autotuner", "Heuristics"):
+            raise KernelLookupError(f"'{name}' is not a Triton JIT function (it is a {type(obj).__name__}); "
+                                    "decorate it with @triton.jit")
+        chain.append(current)
+        current = getattr(current, "fn", None)
+        if current is None:
+            raise KernelLookupError(f"'{name}' wraps no Triton JIT function")
+    return current, chain
+
+
+class _Kernel:
+    def __init__(self, obj, name):
+        self.fn, self.chain = _unwrap(obj, name)
+        self.sources = Dependencies(self).sources()
+
+
+def load_kernel(file, module, function, search_path):
+    key = (file or module, function)
+    with _LOCK:
+        kernel = _KERNELS.get(key)
+        if kernel is not None:
+            return kernel
+        if file:
+            mod = _import_file(file)
+            where = f"'{file}'"
+        else:
+            mod = _import_module(module, search_path)
+            where = f"module '{module}'"
+        if not function:
+            raise KernelLookupError(f"no function name given for {where}")
+        if not hasattr(mod, function):
+            raise KernelLookupError(f"{where} has no function '{function}'")
+        kernel = _Kernel(getattr(mod, function), function)
+        _KERNELS[key] = kernel
+        return kernel
+
+
+# ---- what a kernel depends on ------------------------------------------------------------------
+
+
+def _module_file(module):
+    path = getattr(module, "__file__", None)
+    if not path or not path.endswith(".py"):
+        return None
+    return os.path.realpath(path)
+
+
+def _user_module(module):
+    return isinstance(module, types.ModuleType) and not _framework(module.__name__) and _module_file(module)
+
+
+def _source_bytes(path):
+    data = _SNAPSHOTS.get(path)
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+    return data
+
+
+class Dependencies:
+    """The files whose text decides what is compiled for a kernel: its own, those of every JIT
+    function it calls (by name, or through any chain of modules: `lib.sub.fn`), of the modules
+    its globals, constexpr defaults and decorator arguments come from (following `from x import
+    y`, `import x as y` and `*` imports), and of the Python functions its decorators call."""
+
+    def __init__(self, kernel):
+        self.files = {}
+        self.seen = set()
+        self.imports = {}
+        fn = kernel.fn
+        self.add_file(self.code_file(fn.fn))
+        self.jit(fn)
+        for wrapper in kernel.chain:
+            for value in vars(wrapper).values():
+                self.value(value)
+            for value in getattr(wrapper, "values", {}).values():
+                self.value(value)
+        self.decorators(fn)
+
+    def sources(self):
+        return [(path, _source_bytes(path)) for path in self.files]
+
+    # -- files
+    @staticmethod
+    def code_file(func):
+        code = getattr(func, "__code__", None)
+        path = getattr(code, "co_filename", None)
+        if not path or path.startswith("<") or not os.path.exists(path):
+            return None
+        return os.path.realpath(path)
+
+    def add_file(self, path):
+        if path and path not in self.files and not path.startswith(_TRITON_DIR):
+            self.files[path] = None
+
+    def add_module(self, module):
+        if _user_module(module):
+            self.add_file(_module_file(module))
+
+    # -- where a module's global name comes from
+    def import_map(self, module):
+        name = module.__name__
+        if name in self.imports:
+            return self.imports[name]
+        names, stars = {}, []
+        self.imports[name] = (names, stars)
+        path = _module_file(module)
+        try:
+            tree = ast.parse(_source_bytes(path)) if path else None
+        except (SyntaxError, ValueError):
+            tree = None
+        package = getattr(module, "__package__", None) or ""
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        names[alias.asname] = (alias.name, None)
+                    else:
+                        top = alias.name.partition(".")[0]
+                        names[top] = (top, None)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    try:
+                        base = importlib.util.resolve_name("." * node.level + base, package)
+                    except (ImportError, ValueError):
+                        continue
+                for alias in node.names:
+                    if alias.name == "*":
+                        stars.append(base)
+                    else:
+                        names[alias.asname or alias.name] = (base, alias.name)
+        return names, stars
+
+    def origin(self, module, name, depth=0):
+        if module is None or depth > 16 or not _user_module(module):
+            return
+        names, stars = self.import_map(module)
+        if name in names:
+            source_name, attr = names[name]
+            source = sys.modules.get(source_name)
+            self.add_module(source)
+            if attr is not None:
+                self.add_module(sys.modules.get(f"{source_name}.{attr}"))
+                self.origin(source, attr, depth + 1)
+            return
+        for star in stars:
+            source = sys.modules.get(star)
+            if source is not None and hasattr(source, name):
+                self.add_module(source)
+                self.origin(source, name, depth + 1)
+                return
+
+    # -- values
+    def value(self, value):
+        from triton.runtime.jit import JITFunction
+        if isinstance(value, JITFunction) or type(value).__name__ in ("Autotuner", "Heuristics", "JITCallable"):
+            self.jit(value)
+        elif isinstance(value, types.FunctionType):
+            self.python(value)
+        elif isinstance(value, types.ModuleType):
+            self.add_module(value)
+        elif isinstance(value, (list, tuple)):
+            for item in value[:1024]:
+                self.value(item)
+        elif isinstance(value, dict):
+            for item in list(value.values())[:1024]:
+                self.value(item)
+
+    def jit(self, fn):
+        while not hasattr(fn, "src") and hasattr(fn, "fn"):  # Autotuner / Heuristics
+            fn = fn.fn
+        if id(fn) in self.seen or not hasattr(fn, "fn"):
+            return
+        self.seen.add(id(fn))
+        self.add_file(self.code_file(fn.fn))
+        module = sys.modules.get(getattr(fn.fn, "__module__", None))
+        scope = dict(fn.fn.__globals__)
+        if fn.fn.__closure__:
+            scope.update(zip(fn.fn.__code__.co_freevars, (c.cell_contents for c in fn.fn.__closure__)))
+        try:
+            tree = fn.parse() if hasattr(fn, "parse") else ast.parse(fn.src)
+        except (SyntaxError, ValueError, AssertionError):
+            return
+        self.walk(tree, scope, module)
+
+    def python(self, func):
+        if id(func) in self.seen or _framework(getattr(func, "__module__", None)):
+            return
+        self.seen.add(id(func))
+        self.add_file(self.code_file(func))
+        module = sys.modules.get(getattr(func, "__module__", None))
+        scope = func.__globals__
+        codes = [func.__code__]
+        names = set()
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in names:
+            if name in scope:
+                self.origin(module, name)
+                value = scope[name]
+                self.value(value)
+                if isinstance(value, types.ModuleType):
+                    for attr in names:
+                        if hasattr(value, attr):
+                            self.origin(value, attr)
+                            self.value(getattr(value, attr))
+
+    def walk(self, tree, scope, module):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id in scope:
+                    self.origin(module, node.id)
+                    self.value(scope[node.id])
+            elif isinstance(node, ast.Attribute):
+                chain = []
+                current = node
+                while isinstance(current, ast.Attribute):
+                    chain.append(current.attr)
+                    current = current.value
+                if not isinstance(current, ast.Name) or current.id not in scope:
+                    continue
+                obj = scope[current.id]
+                for attr in reversed(chain):
+                    if isinstance(obj, types.ModuleType):
+                        self.add_module(obj)
+                        self.origin(obj, attr)
+                        self.add_module(sys.modules.get(f"{obj.__name__}.{attr}"))
+                    try:
+                        obj = getattr(obj, attr)
+                    except Exception:
+                        break
+                    self.value(obj)
+
+    def decorators(self, fn):
+        """Names in the decorator expressions of the kernel's definition."""
+        module = sys.modules.get(getattr(fn.fn, "__module__", None))
+        path = self.code_file(fn.fn)
+        try:
+            tree = ast.parse(_source_bytes(path)) if path else None
+        except (SyntaxError, ValueError):
+            return
+        first_line = fn.fn.__code__.co_firstlineno
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+                lines = [node.lineno] + [d.lineno for d in node.decorator_list]
+                if first_line in lines:
+                    for decorator in node.decorator_list:
+                        self.walk(decorator, fn.fn.__globals__, module)
+
+
+def triton_dir():
+    import triton
+    return os.path.dirname(os.path.realpath(triton.__file__))
+
+
+_TRITON_DIR = triton_dir() + os.sep

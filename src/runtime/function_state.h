@@ -1,0 +1,77 @@
+// The state behind a TritonJITFunction, shared by the hot path (triton_jit_function.cpp) and the
+// cold pipeline that fills it (variant_builder.cpp).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/active_backend.h"
+#include "cache/entry_format.h"
+#include "cache/entry_store.h"
+#include "cache/variant_cache.h"
+#include "compiler/compiler_bridge.h"
+#include "encoding/argument_encoder.h"
+#include "encoding/kernel_signature.h"
+#include "triton_jit/triton_jit_function.h"
+
+namespace triton_jit::detail {
+
+inline constexpr int kMaxDevices = 64;
+
+// A compiled variant. Immutable once published, except `loaded`, whose slots are filled once
+// each (under the function's mutex) and read lock-free.
+struct Variant {
+  // What a launch reads comes first: the loaded kernels, then the key's hash and words.
+  mutable std::atomic<const ActiveBackend::Kernel*> loaded[kMaxDevices] = {};
+  const VariantKey key;
+  impl::KernelMetadata metadata;
+  std::string binary;
+  std::string signature_text;
+  std::string target;
+  int num_kernel_params = 0;
+
+  explicit Variant(const VariantKey& k) : key(k) {}
+};
+
+// One compile in progress; the threads that need the same variant wait for it.
+struct InFlight {
+  explicit InFlight(const VariantKey& k) : key(k) {}
+  const VariantKey key;
+  bool done = false;  // guarded by the function's mutex
+  const Variant* result = nullptr;
+  std::exception_ptr error;
+};
+
+}  // namespace triton_jit::detail
+
+namespace triton_jit {
+
+struct TritonJITFunction::Impl {
+  // Immutable after get_instance.
+  detail::FunctionIdentity id;
+  detail::KernelLocation location;
+  detail::KernelSignature sig;
+  detail::Provenance provenance;  // of the signature: the sources as this process first read them
+
+  detail::VariantCache<detail::Variant> cache;  // read lock-free; written under `mutex`
+
+  std::mutex mutex;  // held across fork(); see Note [Fork safety]
+  std::condition_variable* done_cv = new std::condition_variable();  // replaced in a forked child
+  std::vector<std::shared_ptr<detail::InFlight>> in_flight;          // guarded by mutex
+
+  std::atomic<uint64_t> hits{0};
+  std::atomic<uint64_t> misses{0};
+  std::atomic<uint64_t> compiles{0};
+  std::atomic<uint64_t> compile_nanoseconds{0};
+  std::atomic<uint64_t> load_nanoseconds{0};
+
+  // Compile options of a call: the config's, else the kernel's defaults. Throws ValueError.
+  detail::ResolvedOptions resolve(const LaunchConfig& c, Target target) const;
+};
+
+}  // namespace triton_jit

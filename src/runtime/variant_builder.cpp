@@ -1,0 +1,269 @@
+#include "runtime/variant_builder.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "cache/bundle.h"
+#include "common/fork_guard.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/settings.h"
+#include "common/target.h"
+#include "compiler/compile_request.h"
+#include "compiler/compiled_kernel.h"
+#include "runtime/function_identity.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+namespace {
+
+using Impl = TritonJITFunction::Impl;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+bool offline_now() { return hot_settings().offline.load(std::memory_order_relaxed); }
+
+[[noreturn]] void throw_offline(const std::string& kernel, const std::string& what, const std::string& spec) {
+  throw Error(fmt::format(
+      "{}: {} is neither in the cache ('{}') nor in a bundle, and compiling is disabled (offline mode). "
+      "Precompile it: run the same calls once with TRITON_JIT_OFFLINE unset and the same TRITON_JIT_CACHE_DIR, "
+      "or list it in a manifest for triton_jit_aot (kernel '{}').",
+      kernel, what, cache_root(), spec));
+}
+
+// The compile script's own timing of Triton's compile, in ms (0 when absent).
+double triton_compile_ms(std::string_view metadata_json) {
+  auto j = nlohmann::json::parse(metadata_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("phase_seconds") || !j["phase_seconds"].is_object()) return 0;
+  const auto& phases = j["phase_seconds"];
+  return phases.contains("compile") && phases["compile"].is_number() ? phases["compile"].get<double>() * 1e3 : 0;
+}
+
+std::string triton_dir_of(std::string_view json_text) {
+  auto j = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return "";
+  auto it = j.find("triton_dir");
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Provenance provenance_of(const std::vector<SourceText>& sources, const std::string& triton_version,
+                         const std::string& triton_dir, std::string environment) {
+  Provenance p;
+  for (const auto& s : sources) p.sources.push_back(SourceDigest{s.path, digest(s.text).hex()});
+  p.triton_version = triton_version;
+  p.triton_dir = triton_dir;
+  p.triton_fingerprint = triton_fingerprint(triton_dir);
+  p.environment = std::move(environment);
+  return p;
+}
+
+// A compile must have read the sources this process read for the signature; else the two
+// describe different kernels.
+void check_same_sources(const Impl& f, const Provenance& compiled) {
+  for (const auto& c : compiled.sources) {
+    for (const auto& s : f.provenance.sources) {
+      if (s.path == c.path && s.digest != c.digest) {
+        throw Error(fmt::format("{}: '{}' changed after this process read its signature; restart the process to use "
+                                "the new source (nothing was compiled from it)",
+                                f.sig.name, c.path));
+      }
+    }
+  }
+}
+
+void record(const Impl& f, const VariantKey& key, const VariantEntry& entry) {
+  record_bundle_entry(f.id.bundle_dir, variant_file_name(key, entry.header.provenance.environment),
+                      serialize_variant(entry), f.sig.name);
+}
+
+void record(const Impl& f, const SignatureEntry& entry) {
+  record_bundle_entry(f.id.bundle_dir, "signature", serialize_signature(entry), f.sig.name);
+}
+
+void abandon_in_flight(void* arg) {
+  auto* f = static_cast<Impl*>(arg);
+  // Forked child: the threads that owned these compiles and waited for them are gone.
+  f->in_flight.clear();
+  f->done_cv = new std::condition_variable();  // the old one may count waiters that are gone
+}
+
+std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
+                                      std::size_t n) {
+  auto v = std::make_unique<Variant>(key);
+  v->signature_text = describe_variant(f.sig, key, args, n);
+  v->target = target_name(Target{o.arch, o.arch_specific});
+  v->num_kernel_params = kernel_param_count(f.sig, key) + 2;  // and the global and profile scratch pointers
+  return v;
+}
+
+// Bundle or disk; an entry whose content fails its check is dropped (and removed from disk).
+std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
+                                        std::size_t n) {
+  auto started = Clock::now();
+  auto stored = load_variant(f.id, key, offline_now());
+  if (!stored) return nullptr;
+  auto v = make_variant(f, o, key, args, n);
+  try {
+    v->metadata = check_compiled(f.sig.name, stored->entry.metadata_json, stored->entry.binary,
+                                 Target{o.arch, o.arch_specific});
+  } catch (const CompileError& e) {
+    if (stored->source == EntrySource::kDisk) discard_variant(f.id, key, e.what());
+    return nullptr;
+  }
+  record(f, key, stored->entry);
+  v->binary = std::move(stored->entry.binary);
+  log(LogLevel::kInfo, "{}: ({}) for {} from the {} in {:.2f} ms", f.sig.name, v->signature_text, v->target,
+      stored->source == EntrySource::kBundle ? "bundle" : "cache", seconds_since(started) * 1e3);
+  return v;
+}
+
+std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key,
+                                          const ArgSlot* args, std::size_t n) {
+  auto started = Clock::now();
+  auto v = make_variant(f, o, key, args, n);
+  if (offline_now()) {
+    throw_offline(f.sig.name,
+                  fmt::format("the variant ({}) for {} with num_warps={}, num_stages={}, num_ctas={}",
+                              v->signature_text, v->target, o.num_warps, o.num_stages, o.num_ctas),
+                  f.location.file.empty() ? f.location.module : f.location.file);
+  }
+  const std::string request = compile_request_json(f.sig, o, key, args, n);
+  const std::string environment = compiler_environment_digest();
+  CompiledBinary compiled;
+  try {
+    compiled = compiler_bridge().compile(f.location, request);
+  } catch (const CompileError& e) {
+    throw CompileError(fmt::format("{}: Triton failed to compile the variant ({}) for {}:\n{}", f.sig.name,
+                                   v->signature_text, v->target, e.what()));
+  }
+  // Validate, then persist: a malformed result must not reach later processes.
+  v->metadata = check_compiled(f.sig.name, compiled.metadata_json, compiled.binary, Target{o.arch, o.arch_specific});
+  const double triton_ms = triton_compile_ms(compiled.metadata_json);
+  Provenance provenance = provenance_of(compiled.sources, v->metadata.triton_version,
+                                        triton_dir_of(compiled.metadata_json), environment);
+  check_same_sources(f, provenance);
+  VariantEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)},
+                     std::vector<uint64_t>(key.words, key.words + key.size), v->target,
+                     std::move(compiled.metadata_json), std::move(compiled.binary)};
+  store_variant(f.id, key, entry);
+  record(f, key, entry);
+  v->binary = std::move(entry.binary);
+  f.compiles.fetch_add(1, std::memory_order_relaxed);
+  const double seconds = seconds_since(started);
+  f.compile_nanoseconds.fetch_add(static_cast<uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+  log(LogLevel::kInfo, "{}: compiled ({}) for {} in {:.1f} ms (Triton compile {:.1f} ms)", f.sig.name,
+      v->signature_text, v->target, seconds * 1e3, triton_ms);
+  return v;
+}
+
+}  // namespace
+
+std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view name) {
+  auto started = Clock::now();
+  ResolvedFunction resolved = resolve_function(spec, name, kernel_search_path());
+  auto f = std::make_unique<Impl>();
+  f->id = std::move(resolved.id);
+  f->location = std::move(resolved.location);
+  bool have_signature = false;
+  if (auto stored = load_signature(f->id, offline_now())) {
+    try {
+      f->sig = parse_kernel_signature(stored->entry.describe_json);
+      have_signature = true;
+    } catch (const Error& e) {
+      if (stored->source == EntrySource::kDisk) discard_signature(f->id, e.what());
+    }
+    if (have_signature) {
+      record(*f, stored->entry);
+      f->provenance = std::move(stored->entry.header.provenance);
+    }
+  }
+  if (!have_signature) {
+    if (offline_now()) throw_offline(f->id.label, "its static signature", std::string(spec));
+    Described described = compiler_bridge().describe(f->location);
+    try {
+      f->sig = parse_kernel_signature(described.json);
+    } catch (const Error& e) {
+      throw CompileError(fmt::format("{}: the compile script described it wrongly: {}", f->id.label, e.what()));
+    }
+    f->provenance = provenance_of(described.sources, f->sig.triton_version, triton_dir_of(described.json), "");
+    const SignatureEntry entry{EntryHeader{f->id.identity, f->id.portable, f->sig.name, f->provenance},
+                               std::move(described.json)};
+    store_signature(f->id, entry);
+    record(*f, entry);
+  }
+  if (f->sig.params.size() > kMaxParams) {
+    throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", f->sig.name,
+                                 f->sig.params.size(), kMaxParams));
+  }
+  log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f->sig.name,
+      f->sig.params.size(), f->sig.file, seconds_since(started) * 1e3);
+  guard_across_fork(f->mutex, LockLevel::kFunction);
+  on_fork_child(&abandon_in_flight, f.get());
+  return f;
+}
+
+const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
+                                     std::size_t n) {
+  f.misses.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<InFlight> flight;
+  bool leader = false;
+  const Variant* found = with_function_lock(f, [&]() -> const Variant* {
+    if (const Variant* v = f.cache.find(key)) return v;
+    for (const auto& in : f.in_flight) {
+      if (in->key == key) flight = in;
+    }
+    if (!flight) {
+      flight = std::make_shared<InFlight>(key);
+      f.in_flight.push_back(flight);
+      leader = true;
+    }
+    return nullptr;
+  });
+  if (found != nullptr) return found;
+  if (!leader) {
+    run_without_gil([&] {
+      std::unique_lock<std::mutex> lock(f.mutex);
+      f.done_cv->wait(lock, [&] { return flight->done; });
+    });
+    if (flight->error) std::rethrow_exception(flight->error);
+    return flight->result;
+  }
+  std::unique_ptr<Variant> built;
+  std::exception_ptr error;
+  try {
+    built = stored_variant(f, o, key, args, n);
+    if (!built) built = compiled_variant(f, o, key, args, n);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  const Variant* result = with_function_lock(f, [&]() -> const Variant* {
+    const Variant* published = built ? f.cache.insert(std::move(built)) : nullptr;
+    flight->done = true;
+    flight->result = published;
+    flight->error = error;
+    std::erase(f.in_flight, flight);
+    f.done_cv->notify_all();
+    return published;
+  });
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
+const ActiveBackend::Kernel* load_on_device(Impl& f, const Variant& v, int device) {
+  return with_function_lock(f, [&]() -> const ActiveBackend::Kernel* {
+    if (const auto* k = v.loaded[device].load(std::memory_order_acquire)) return k;
+    auto started = Clock::now();
+    const auto* k = ActiveBackend::load(impl::KernelImage{v.binary, &v.metadata}, device);
+    v.loaded[device].store(k, std::memory_order_release);
+    const double seconds = seconds_since(started);
+    f.load_nanoseconds.fetch_add(static_cast<uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+    log(LogLevel::kInfo, "{}: loaded ({}) on device {} in {:.2f} ms", f.sig.name, v.signature_text, device,
+        seconds * 1e3);
+    return k;
+  });
+}
+
+}  // namespace triton_jit::detail

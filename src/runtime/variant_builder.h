@@ -1,0 +1,46 @@
+// The cold path as one pipeline. For a function: resolve -> bundle -> disk -> describe ->
+// validate -> persist. For a variant: single flight -> bundle -> disk -> compile -> validate ->
+// persist; then load per device. Nothing is persisted before it is validated, and nothing
+// loaded is trusted before it is checked. See Note [Cache identity] in cache/entry_store.cpp.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "runtime/function_state.h"
+
+namespace triton_jit::detail {
+
+// A function's state: its identity and static signature. Throws LookupError, CompileError or
+// Error (offline, with no signature in a bundle or the cache).
+std::unique_ptr<TritonJITFunction::Impl> build_function(std::string_view spec, std::string_view name);
+
+// The variant `key` selects, compiled once however many threads ask (they wait without the
+// GIL); a failed compile is reported to every waiter and retried by the next call.
+const Variant* find_or_build_variant(TritonJITFunction::Impl& f, const ResolvedOptions& options,
+                                     const VariantKey& key, const ArgSlot* args, std::size_t num_args);
+
+// The variant's kernel on `device`, loaded once.
+const ActiveBackend::Kernel* load_on_device(TritonJITFunction::Impl& f, const Variant& v, int device);
+
+// Runs `fn` holding f.mutex, with the GIL released if this thread held it (Note [Fork safety]).
+template <class Fn>
+auto with_function_lock(TritonJITFunction::Impl& f, Fn&& fn) {
+  using Result = decltype(fn());
+  if constexpr (std::is_void_v<Result>) {
+    run_without_gil([&] {
+      std::lock_guard<std::mutex> lock(f.mutex);
+      fn();
+    });
+  } else {
+    Result result{};
+    run_without_gil([&] {
+      std::lock_guard<std::mutex> lock(f.mutex);
+      result = fn();
+    });
+    return result;
+  }
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,103 @@
+// Cache entries as bytes: what is written reads back, and every kind of damage is reported as a
+// reason, never as an exception (the fuzzer in fuzz/entry_fuzzer.cpp tries the rest).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cache/entry_format.h"
+#include "common/hash.h"
+
+using namespace triton_jit::detail;
+
+namespace {
+
+VariantEntry sample() {
+  VariantEntry v;
+  v.header.function = "file:/src/k.py::scale";
+  v.header.portable = "k.py::scale";
+  v.header.kernel = "scale";
+  v.header.provenance.sources = {{"/src/k.py", std::string(32, 'a')}};
+  v.header.provenance.triton_version = "3.6.0";
+  v.header.provenance.triton_dir = "/venv/triton";
+  v.header.provenance.triton_fingerprint = std::string(32, 'b');
+  v.header.provenance.environment = std::string(32, 'c');
+  v.key = {90, 7, 1ull << 63};
+  v.target = "cuda:90";
+  v.metadata_json = R"({"name":"scale"})";
+  v.binary = std::string("\x7f" "ELF\0\0binary", 13);
+  return v;
+}
+
+// Re-frames an entry around a modified header, with a valid checksum: damage a checksum cannot see.
+std::string reframed(const std::string& bytes, const std::function<void(nlohmann::json&)>& edit) {
+  auto first = bytes.find('\n');
+  auto second = bytes.find('\n', first + 1);
+  auto third = bytes.find('\n', second + 1);
+  auto header = nlohmann::json::parse(bytes.substr(second + 1, third - second - 1));
+  edit(header);
+  std::string body = header.dump() + bytes.substr(third);
+  return bytes.substr(0, first + 1) + digest(body).hex() + "\n" + body;
+}
+
+std::string reason(const std::string& bytes) {
+  std::string error;
+  EXPECT_FALSE(parse_variant(bytes, error).has_value());
+  return error;
+}
+
+}  // namespace
+
+TEST(EntryFormat, WhatIsWrittenReadsBack) {
+  const VariantEntry v = sample();
+  std::string error;
+  auto back = parse_variant(serialize_variant(v), error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->header.function, v.header.function);
+  EXPECT_EQ(back->header.provenance.sources, v.header.provenance.sources);
+  EXPECT_EQ(back->key, v.key);
+  EXPECT_EQ(back->metadata_json, v.metadata_json);
+  EXPECT_EQ(back->binary, v.binary);
+  EXPECT_EQ(entry_kind(serialize_variant(v)), "variant");
+}
+
+TEST(EntryFormat, ChecksumCoversHeaderAndPayload) {
+  const std::string bytes = serialize_variant(sample());
+  std::string header_flip = bytes;
+  header_flip[bytes.find("scale")] = 'S';
+  EXPECT_EQ(reason(header_flip), "checksum mismatch");
+  std::string payload_flip = bytes;
+  payload_flip.back() ^= 1;
+  EXPECT_EQ(reason(payload_flip), "checksum mismatch");
+}
+
+TEST(EntryFormat, DamagedHeadersAreReasonsNotExceptions) {
+  const std::string bytes = serialize_variant(sample());
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["binary_bytes"] = h["binary_size"]; h.erase("binary_size"); })),
+            "header field 'binary_size' is not a size");
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["metadata_size"] = "16"; })),
+            "header field 'metadata_size' is not a size");
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["metadata_size"] = ~0ull; })),
+            "header field 'metadata_size' is not a size below 1 GiB");
+  EXPECT_NE(reason(reframed(bytes, [](auto& h) { h["binary_size"] = 1; })).find("payload of"), std::string::npos);
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["key"] = {1, -2}; })), "header field 'key' is not an array of words");
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["sources"] = {{{"path", 3}}}; })),
+            "header field 'path' is not a string");
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["triton"] = nullptr; })), "header field 'triton' is not an object");
+  EXPECT_EQ(reason(""), "empty");
+  EXPECT_EQ(reason(bytes.substr(0, 30)), "no checksum");
+  EXPECT_EQ(reason(serialize_signature(SignatureEntry{sample().header, "{}"})), "not a variant entry");
+}
+
+TEST(EntryFormat, RandomBytesNeverThrow) {
+  std::mt19937_64 rng(7);
+  const std::string good = serialize_variant(sample());
+  for (int i = 0; i < 20000; ++i) {
+    std::string bytes = good;
+    for (int k = 0, n = static_cast<int>(rng() % 8); k < n; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+    std::string error;
+    EXPECT_NO_THROW(parse_variant(bytes, error));
+    EXPECT_NO_THROW(parse_signature(bytes, error));
+  }
+}

@@ -1,0 +1,249 @@
+#include "manifest.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace triton_jit::aot {
+namespace {
+
+using nlohmann::json;
+
+struct Parser {
+  const std::string& file;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw ManifestError(fmt::format("{}: {}: {}", file, where, what));
+  }
+
+  void only_keys(const json& object, const std::string& where, std::initializer_list<const char*> keys) const {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      bool known = false;
+      for (const char* k : keys) known = known || it.key() == k;
+      if (!known) {
+        std::string list;
+        for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+        fail(where, fmt::format("unknown key '{}' (expected one of: {})", it.key().substr(0, 100), list));
+      }
+    }
+  }
+
+  std::string text(const json& object, const std::string& where, const char* key, bool required) const {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required) fail(where, fmt::format("'{}' is missing", key));
+      return "";
+    }
+    if (!it->is_string()) fail(where, fmt::format("'{}' must be a string", key));
+    return it->get<std::string>();
+  }
+
+  int integer(const json& object, const std::string& where, const char* key, int fallback,
+              bool (*valid)(int64_t), const char* expected) const {
+    auto it = object.find(key);
+    if (it == object.end()) return fallback;
+    if (!it->is_number_integer()) fail(where, fmt::format("'{}' must be an integer ({})", key, expected));
+    if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      fail(where, fmt::format("'{}' is {}; expected {}", key, it->get<uint64_t>(), expected));
+    }
+    const int64_t v = it->get<int64_t>();
+    if (!valid(v)) fail(where, fmt::format("'{}' is {}; expected {}", key, v, expected));
+    return static_cast<int>(v);
+  }
+
+  bool boolean(const json& object, const std::string& where, const char* key, bool fallback) const {
+    auto it = object.find(key);
+    if (it == object.end()) return fallback;
+    if (!it->is_boolean()) fail(where, fmt::format("'{}' must be true or false", key));
+    return it->get<bool>();
+  }
+
+  LaunchConfig options(const json& j, const std::string& where) const {
+    if (!j.is_object()) fail(where, "must be an object");
+    only_keys(j, where, {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
+                         "launch_cooperative_grid"});
+    LaunchConfig c;
+    c.num_warps = integer(j, where, "num_warps", 0, [](int64_t v) { return v >= 1 && v <= 32 && (v & (v - 1)) == 0; },
+                          "1, 2, 4, 8, 16 or 32");
+    c.num_stages = integer(j, where, "num_stages", 0, [](int64_t v) { return v >= 1 && v <= 64; }, "1 to 64");
+    c.num_ctas = integer(j, where, "num_ctas", 0, [](int64_t v) { return v >= 1 && v <= 16 && (v & (v - 1)) == 0; },
+                         "1, 2, 4, 8 or 16");
+    c.maxnreg = integer(j, where, "maxnreg", 0, [](int64_t v) { return v == 0 || (v >= 16 && v <= 255); },
+                        "0 (no limit) or 16 to 255");
+    c.enable_fp_fusion = boolean(j, where, "enable_fp_fusion", true);
+    c.launch_pdl = boolean(j, where, "launch_pdl", false);
+    c.launch_cooperative_grid = boolean(j, where, "launch_cooperative_grid", false);
+    return c;
+  }
+
+  Argument argument(const json& a, const std::string& where) const {
+    Argument out;
+    if (a.is_null()) {
+      out.kind = Argument::Kind::kNone;
+    } else if (a.is_boolean()) {
+      out.kind = Argument::Kind::kBool;
+      out.i = a.get<bool>() ? 1 : 0;
+    } else if (a.is_number_unsigned()) {
+      out.kind = a.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) ? Argument::Kind::kUInt : Argument::Kind::kInt;
+      out.u = a.get<uint64_t>();
+      out.i = static_cast<int64_t>(out.u);
+    } else if (a.is_number_integer()) {
+      out.kind = Argument::Kind::kInt;
+      out.i = a.get<int64_t>();
+    } else if (a.is_number_float()) {
+      out.kind = Argument::Kind::kFloat;
+      out.f = a.get<double>();
+    } else if (a.is_object()) {
+      only_keys(a, where, {"str"});
+      out.kind = Argument::Kind::kString;
+      out.text = text(a, where, "str", true);
+    } else if (a.is_string()) {
+      type_or_string(a.get_ref<const std::string&>(), where, out);
+    } else {
+      fail(where, "tuple arguments (nested lists) are not supported in manifests");
+    }
+    return out;
+  }
+
+  // "*fp16:16" / "i32" / "fp32": a type; text that does not look like one: a constexpr string.
+  void type_or_string(const std::string& s, const std::string& where, Argument& out) const {
+    std::string_view t = s;
+    const bool pointer = t.starts_with('*');
+    if (pointer) t.remove_prefix(1);
+    if (pointer && t.starts_with('k')) {
+      out.is_const = true;
+      t.remove_prefix(1);
+    }
+    if (t.ends_with(":16")) {
+      out.aligned = true;
+      t.remove_suffix(3);
+    }
+    const std::optional<DType> dtype = dtype_named(t);
+    if (pointer) {
+      if (!dtype) fail(where, fmt::format("'{}' is not a pointer type (e.g. '*fp32', '*bf16:16')", s.substr(0, 100)));
+      out.kind = Argument::Kind::kPointer;
+      out.dtype = *dtype;
+      return;
+    }
+    if (!looks_like_type(t)) {
+      out = Argument{};
+      out.kind = Argument::Kind::kString;
+      out.text = s;
+      return;
+    }
+    const bool makeable = dtype && (*dtype == DType::kInt32 || *dtype == DType::kInt64 || *dtype == DType::kUInt64 ||
+                                    *dtype == DType::kFloat32 || *dtype == DType::kBool);
+    if (!makeable || (out.aligned && (*dtype == DType::kFloat32 || *dtype == DType::kBool))) {
+      fail(where, fmt::format("'{}' is not a scalar type a C++ call passes (i32, i64, u64 with or without ':16', "
+                              "fp32, u1); write {{\"str\": \"{}\"}} for a constexpr string",
+                              s.substr(0, 100), s.substr(0, 100)));
+    }
+    out.kind = Argument::Kind::kScalarType;
+    out.dtype = *dtype;
+  }
+
+  static bool looks_like_type(std::string_view t) {
+    std::size_t prefix = t.starts_with("fp") || t.starts_with("bf") ? 2 : (t.starts_with('i') || t.starts_with('u')) ? 1 : 0;
+    if (prefix == 0 || t.size() == prefix || t.size() > 12) return false;
+    for (char c : t.substr(prefix)) {
+      if ((c < '0' || c > '9') && (c < 'a' || c > 'z')) return false;
+    }
+    return t[prefix] >= '0' && t[prefix] <= '9';
+  }
+
+  static std::optional<DType> dtype_named(std::string_view name) {
+    static constexpr std::pair<std::string_view, DType> kNames[] = {
+        {"u1", DType::kBool},          {"i8", DType::kInt8},         {"i16", DType::kInt16},
+        {"i32", DType::kInt32},        {"i64", DType::kInt64},       {"u8", DType::kUInt8},
+        {"u16", DType::kUInt16},       {"u32", DType::kUInt32},      {"u64", DType::kUInt64},
+        {"fp16", DType::kFloat16},     {"bf16", DType::kBFloat16},   {"fp32", DType::kFloat32},
+        {"fp64", DType::kFloat64},     {"fp8e4nv", DType::kFloat8E4M3FN}, {"fp8e5", DType::kFloat8E5M2},
+        {"fp8e4b8", DType::kFloat8E4M3FNUZ}, {"fp8e5b16", DType::kFloat8E5M2FNUZ}, {"fp8e4b15", DType::kFloat8E4B15}};
+    for (const auto& [n, d] : kNames) {
+      if (name == n) return d;
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+Manifest parse_manifest(std::string_view text, const std::string& file) {
+  Parser p{file};
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) p.fail("manifest", "not valid JSON");
+  if (!root.is_object()) p.fail("manifest", "must be a JSON object with 'kernels'");
+  p.only_keys(root, "manifest", {"target", "kernels"});
+  Manifest m;
+  const std::string target = p.text(root, "manifest", "target", false);
+  if (!target.empty()) {
+    try {
+      m.target = parse_target(target);
+    } catch (const Error&) {
+      p.fail("manifest", fmt::format("'target' is '{}'; expected cuda:<arch>, e.g. cuda:90 or cuda:90a",
+                                     target.substr(0, 100)));
+    }
+  }
+  auto kernels = root.find("kernels");
+  if (kernels == root.end() || !kernels->is_array()) p.fail("manifest", "'kernels' must be a list");
+  for (std::size_t k = 0; k < kernels->size(); ++k) {
+    const json& entry = (*kernels)[k];
+    Kernel kernel;
+    kernel.where = fmt::format("kernels[{}]", k);
+    if (!entry.is_object()) p.fail(kernel.where, "must be an object");
+    p.only_keys(entry, kernel.where, {"kernel", "function", "options", "signatures"});
+    kernel.kernel = p.text(entry, kernel.where, "kernel", true);
+    if (kernel.kernel.empty()) p.fail(kernel.where, "'kernel' is empty");
+    kernel.function = p.text(entry, kernel.where, "function", false);
+    const bool module_spec = kernel.kernel.find(':') != std::string::npos && !kernel.kernel.ends_with(".py");
+    if (kernel.function.empty() && !module_spec) p.fail(kernel.where, "'function' is missing");
+    if (auto o = entry.find("options"); o != entry.end()) kernel.options = p.options(*o, kernel.where + ".options");
+    auto signatures = entry.find("signatures");
+    if (signatures == entry.end() || !signatures->is_array() || signatures->empty()) {
+      p.fail(kernel.where, "'signatures' must be a non-empty list of argument lists");
+    }
+    for (std::size_t s = 0; s < signatures->size(); ++s) {
+      const json& signature = (*signatures)[s];
+      const std::string where = fmt::format("{}.signatures[{}]", kernel.where, s);
+      if (!signature.is_array()) p.fail(where, "must be a list of arguments");
+      std::vector<Argument> arguments;
+      for (std::size_t a = 0; a < signature.size(); ++a) {
+        arguments.push_back(p.argument(signature[a], fmt::format("{}[{}]", where, a)));
+      }
+      kernel.signatures.push_back(std::move(arguments));
+    }
+    m.kernels.push_back(std::move(kernel));
+  }
+  return m;
+}
+
+std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments) {
+  alignas(64) static unsigned char memory[256];  // addresses only: nothing is read or written
+  std::vector<ArgSlot> slots;
+  for (const Argument& a : arguments) {
+    switch (a.kind) {
+      case Argument::Kind::kNone: slots.push_back(to_slot(std::nullopt)); break;
+      case Argument::Kind::kBool: slots.push_back(to_slot(a.i != 0)); break;
+      case Argument::Kind::kInt: slots.push_back(to_slot(a.i)); break;
+      case Argument::Kind::kUInt: slots.push_back(to_slot(a.u)); break;
+      case Argument::Kind::kFloat: slots.push_back(to_slot(a.f)); break;
+      case Argument::Kind::kString: slots.push_back(to_slot(std::string_view(a.text))); break;
+      case Argument::Kind::kPointer:
+        slots.push_back(to_slot(device_pointer(memory + (a.aligned ? 0 : 4), a.dtype)));
+        break;
+      case Argument::Kind::kScalarType:
+        switch (a.dtype) {
+          case DType::kInt32: slots.push_back(to_slot(int64_t{a.aligned ? 16 : 3})); break;
+          case DType::kInt64: slots.push_back(to_slot(a.aligned ? int64_t{1} << 40 : (int64_t{1} << 40) + 1)); break;
+          case DType::kUInt64: slots.push_back(to_slot(a.aligned ? (uint64_t{1} << 63) + 16 : (uint64_t{1} << 63) + 1)); break;
+          case DType::kFloat32: slots.push_back(to_slot(1.5)); break;
+          default: slots.push_back(to_slot(true)); break;
+        }
+        break;
+    }
+  }
+  return slots;
+}
+
+}  // namespace triton_jit::aot

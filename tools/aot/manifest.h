@@ -1,0 +1,68 @@
+// The manifest triton_jit_aot compiles: which kernels, with which options and argument types.
+//
+//   {"target": "cuda:90",
+//    "kernels": [{"kernel": "scale.py", "function": "scale",
+//                 "options": {"num_warps": 4, "num_stages": 3},
+//                 "signatures": [["*fp32:16", "*fp32:16", "fp32", "i32:16", 256],
+//                                ["*fp16", "*fp16", "fp32", "i32", 256]]}]}
+//
+// Top level: "target" (optional, default cuda:90; cuda:<arch>[a]) and "kernels" (required).
+// A kernel: "kernel" (a .py file, relative to the manifest, or "package.module:function"),
+// "function" (required for files), "options" (optional) and "signatures" (required, each a
+// list with one entry per argument the C++ call would pass).
+// Options: num_warps (1, 2, 4, 8, 16, 32), num_stages (1 to 64), num_ctas (1, 2, 4, 8, 16),
+// maxnreg (0 or 16 to 255), enable_fp_fusion, launch_pdl, launch_cooperative_grid (booleans).
+// An argument is a Triton type: "*fp16" a pointer ("*k..." to const; ":16" when 16-byte
+// aligned), "i32", "i64", "u64" (":16" when divisible by 16), "fp32", "u1"; or a value for a
+// constexpr or to specialise on: a number, true/false, null, or a string that is not a type
+// ({"str": "..."} for one that looks like a type).
+// Unknown keys and values out of range are errors naming the file, the entry and the key.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <triton_jit/triton_jit.h>
+
+namespace triton_jit::aot {
+
+class ManifestError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Argument {
+  enum class Kind { kNone, kBool, kInt, kUInt, kFloat, kString, kPointer, kScalarType };
+  Kind kind = Kind::kNone;
+  DType dtype = DType::kInvalid;  // kPointer, kScalarType
+  bool aligned = false;           // kPointer, kScalarType: the ":16" suffix
+  bool is_const = false;          // kPointer: "*k..."
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+  std::string text;  // kString
+};
+
+struct Kernel {
+  std::string where;  // "kernels[2]", for messages
+  std::string kernel;
+  std::string function;
+  LaunchConfig options;
+  std::vector<std::vector<Argument>> signatures;
+};
+
+struct Manifest {
+  Target target;
+  std::vector<Kernel> kernels;
+};
+
+// Parses and validates; throws ManifestError "<file>: <where>: <what>".
+Manifest parse_manifest(std::string_view text, const std::string& file);
+
+// The call's argument slots; strings point into `arguments`, which must outlive them.
+std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments);
+
+}  // namespace triton_jit::aot
