@@ -7,7 +7,8 @@ set(_TRITON_JIT_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/TritonJITEmbedBundle.cma
 
 function(triton_jit_embed_bundle target bundle_dir)
   get_filename_component(bundle_dir "${bundle_dir}" ABSOLUTE)
-  file(GLOB _entries LIST_DIRECTORIES false "${bundle_dir}/*/signature" "${bundle_dir}/*/*.variant")
+  file(GLOB _entries LIST_DIRECTORIES false "${bundle_dir}/*/signature" "${bundle_dir}/*/*.variant"
+       "${bundle_dir}/*/*.tuning")
   if(NOT _entries)
     message(FATAL_ERROR "triton_jit_embed_bundle: no bundle entries under '${bundle_dir}' (made by triton_jit_aot?)")
   endif()

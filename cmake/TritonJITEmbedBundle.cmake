@@ -1,5 +1,6 @@
 # Script mode (cmake -P): writes a C++ file that registers every entry of BUNDLE_DIR at start.
-file(GLOB entries LIST_DIRECTORIES false RELATIVE "${BUNDLE_DIR}" "${BUNDLE_DIR}/*/signature" "${BUNDLE_DIR}/*/*.variant")
+file(GLOB entries LIST_DIRECTORIES false RELATIVE "${BUNDLE_DIR}" "${BUNDLE_DIR}/*/signature" "${BUNDLE_DIR}/*/*.variant"
+     "${BUNDLE_DIR}/*/*.tuning")
 list(SORT entries)
 set(arrays "")
 set(registrations "")

@@ -81,6 +81,9 @@ struct ArgSlot {
     const void* p;
     const char* s;
   } value{.i = 0};
+  // kPointer: the bytes the argument spans from value.p (0: unknown). Autotuning needs it to
+  // snapshot the tensors of reset_to_zero and restore_value.
+  uint64_t extent = 0;
   uint32_t size = 0;  // kString: length in bytes
   ArgKind kind = ArgKind::kNone;
   // kPointer: the pointee type. kInt/kUInt/kFloat/kBool: a fixed kernel type chosen in C++
@@ -169,14 +172,17 @@ struct ArgTraits<char*> {
   static ArgSlot to_slot(const char* v) noexcept { return ArgTraits<std::string_view>::to_slot(v); }
 };
 
-// A raw device pointer with its element type, for callers without torch.
+// A raw device pointer with its element type, for callers without torch; `bytes` is how much
+// memory it spans (needed only when an autotuner must save and restore it).
 struct DevicePointer {
   const void* ptr;
   DType dtype;
   int16_t device = kUnknownDevice;
+  uint64_t bytes = 0;
 };
-inline DevicePointer device_pointer(const void* ptr, DType dtype, int device = kUnknownDevice) noexcept {
-  return DevicePointer{ptr, dtype, static_cast<int16_t>(device)};
+inline DevicePointer device_pointer(const void* ptr, DType dtype, int device = kUnknownDevice,
+                                    uint64_t bytes = 0) noexcept {
+  return DevicePointer{ptr, dtype, static_cast<int16_t>(device), bytes};
 }
 template <>
 struct ArgTraits<DevicePointer> {
@@ -186,6 +192,7 @@ struct ArgTraits<DevicePointer> {
     s.value.p = v.ptr;
     s.dtype = v.dtype;
     s.device = v.device;
+    s.extent = v.bytes;
     return s;
   }
 };

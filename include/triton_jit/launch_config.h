@@ -9,6 +9,8 @@
 //
 // Fields that are compile options (num_warps, num_stages, num_ctas, maxnreg, enable_fp_fusion,
 // launch_pdl, launch_cooperative_grid) select the variant; the others only affect the launch.
+// For a kernel with @triton.autotune, the chosen config's num_warps, num_stages, num_ctas and
+// maxnreg replace the config's.
 #pragma once
 
 #include <array>
@@ -24,6 +26,19 @@ namespace triton_jit {
 
 using Stream = CUstream_st*;
 
+class LaunchMeta;  // a call's final arguments, by name (triton_jit_function.h)
+
+// Computes a call's grid from its final arguments: for kernels whose decorators choose block
+// sizes (@triton.autotune, @triton.heuristics), as Triton's `grid = lambda META: ...` does.
+//   cfg.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+//     return triton_jit::Grid{triton_jit::cdiv(m["M"], m["BLOCK_M"]), triton_jit::cdiv(m["N"], m["BLOCK_N"]), 1};
+//   };
+using Grid = std::array<unsigned, 3>;
+using GridFunction = Grid (*)(const LaunchMeta& meta, void* user_data);
+
+// The number of blocks of `b` covering `a` (Triton's cdiv), as a grid dimension.
+constexpr unsigned cdiv(int64_t a, int64_t b) noexcept { return static_cast<unsigned>((a + b - 1) / b); }
+
 struct LaunchConfig {
   Stream stream = nullptr;
   std::array<unsigned, 3> grid{1, 1, 1};
@@ -38,6 +53,9 @@ struct LaunchConfig {
   // The device to launch on; -1: the device of the tensor arguments, or with none the calling
   // thread's current device. Its context must be current (or be the device's primary context).
   int device = -1;
+  // When set, replaces `grid`: called on every launch with the call's final arguments.
+  GridFunction grid_fn = nullptr;
+  void* grid_data = nullptr;
 };
 
 // A compile target: an NVIDIA architecture (90 for sm_90), with the 'a' suffix or not.

@@ -51,6 +51,17 @@ TRITON_JIT_API std::size_t add_bundle_directory(std::string_view directory);
 // everyone); a later write that fails throws from the call that needed it.
 TRITON_JIT_API void record_bundle(std::string_view directory);
 
+// ---- autotuning ------------------------------------------------------------------------------------
+
+// Autotuning on or off (also TRITON_JIT_AUTOTUNE=off): off, a kernel with @triton.autotune uses
+// its first config (or the one forced) and nothing is benchmarked.
+TRITON_JIT_API void set_autotune_enabled(bool enabled) noexcept;
+
+// What an untuned key does while compiling and benchmarking are impossible (offline mode, or no
+// GPU): -1 (default) is an error naming the kernel, the key and how to tune it; an index uses
+// that config (0: the first). Also TRITON_JIT_AUTOTUNE_FALLBACK=error|first|<index>.
+TRITON_JIT_API void set_autotune_fallback(int config) noexcept;
+
 // ---- where kernels are found --------------------------------------------------------------------
 
 // Directories searched for relative kernel paths, before TRITON_JIT_KERNEL_PATH (':'-separated)

@@ -57,6 +57,14 @@ constexpr DType to_dtype(c10::ScalarType t) noexcept {
 
 template <>
 struct ArgTraits<at::Tensor> {
+  // The bytes a strided view spans from its first element to its last.
+  static uint64_t strided_extent(const at::Tensor& t) noexcept {
+    if (t.numel() == 0) return 0;
+    int64_t last = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+    return static_cast<uint64_t>(last + 1) * static_cast<uint64_t>(t.element_size());
+  }
+
   static ArgSlot to_slot(const at::Tensor& t) noexcept {
     ArgSlot s;
     if (!t.defined()) return s;  // an undefined tensor is None, as an optional would be
@@ -69,6 +77,7 @@ struct ArgTraits<at::Tensor> {
     s.kind = ArgKind::kPointer;
     s.dtype = dtype;
     s.value.p = t.data_ptr();
+    s.extent = t.is_contiguous() ? static_cast<uint64_t>(t.nbytes()) : strided_extent(t);
     const c10::Device device = t.device();
     s.device = device.is_cuda() ? static_cast<int16_t>(device.index())
                : device.is_cpu() ? kHostDevice

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -60,8 +61,38 @@ struct FunctionStats {
   uint64_t hits = 0;            // launches that found their variant; counted only while stats are enabled
   uint64_t variant_misses = 0;  // calls that did not find their variant in memory
   uint64_t compiles = 0;        // variants compiled by Triton in this process
+  uint64_t tunings = 0;         // autotune keys benchmarked in this process
   double compile_seconds = 0;   // wall time of those compiles
   double load_seconds = 0;      // wall time of loading modules onto devices
+};
+
+// A call's final arguments: the caller's, then what the kernel's decorators set, and the compile
+// options; what a GridFunction reads. Valid during the call only.
+class TRITON_JIT_API LaunchMeta {
+ public:
+  // An integer or bool argument by parameter name, or "num_warps", "num_stages", "num_ctas".
+  // Throws ValueError when there is none, or it is not an integer or bool.
+  int64_t operator[](std::string_view name) const;
+  // Any number (floats too).
+  double real(std::string_view name) const;
+
+  LaunchMeta(const void* signature, const ArgSlot* args, std::size_t num_args, const LaunchConfig& config) noexcept
+      : signature_(signature), args_(args), num_args_(num_args), config_(config) {}
+
+ private:
+  const ArgSlot* find(std::string_view name) const;
+  const void* signature_;
+  const ArgSlot* args_;
+  std::size_t num_args_;
+  const LaunchConfig& config_;
+};
+
+// A config chosen by @triton.autotune for some arguments.
+struct AutotuneChoice {
+  int config = -1;    // index in the decorator's configs
+  std::string text;   // "BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3"
+  std::string source;  // "tuned" (in this process), "cache", "bundle", "forced", "autotune off", "fallback"
+  double milliseconds = 0;  // its median time, when tuned in this process
 };
 
 class TRITON_JIT_API TritonJITFunction {
@@ -115,6 +146,27 @@ class TRITON_JIT_API TritonJITFunction {
   const std::string& source_file() const noexcept;
   std::vector<ParamInfo> params() const;
   FunctionStats stats() const noexcept;
+
+  // ---- @triton.autotune -------------------------------------------------------------------------
+  // The first call with a new key (the values of the decorator's `key` arguments and the dtypes
+  // of the tensor arguments, as Triton forms it) benchmarks every config on the caller's stream,
+  // as triton.testing.do_bench does, and keeps the fastest; the choice is persisted like a
+  // variant. Concurrent first calls with one key tune once.
+
+  // The configs, as text, in the decorator's order ({} for a kernel without @triton.autotune).
+  std::vector<std::string> autotune_configs() const;
+  // The config chosen for these arguments, without tuning: from this process, the cache or a
+  // bundle, or forced / off; nullopt when not known yet.
+  template <class... Args>
+  std::optional<AutotuneChoice> autotune_choice(const LaunchConfig& config, const Args&... args) const {
+    const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
+    return autotune_choice(config, slots, sizeof...(Args));
+  }
+  std::optional<AutotuneChoice> autotune_choice(const LaunchConfig& config, const ArgSlot* args,
+                                                std::size_t num_args) const;
+  // Uses config `index` for every call from now on; -1 goes back to tuning. Throws ValueError
+  // for an index out of range.
+  void force_autotune_config(int index);
 
   TritonJITFunction(const TritonJITFunction&) = delete;
   TritonJITFunction& operator=(const TritonJITFunction&) = delete;

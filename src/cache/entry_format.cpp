@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
+
 #include "common/hash.h"
 
 namespace triton_jit::detail {
@@ -184,6 +187,16 @@ std::string serialize_variant(const VariantEntry& entry) {
   return frame("variant", header, payload);
 }
 
+std::string serialize_tuning(const TuningEntry& entry) {
+  json header = header_json(entry.header);
+  header["key"] = entry.key;
+  header["device"] = entry.device;
+  header["configs"] = entry.configs;
+  json times = json::array();
+  for (double ms : entry.milliseconds) times.push_back(std::isfinite(ms) ? json(ms) : json(nullptr));
+  return frame("tuning", header, json{{"config", entry.config}, {"milliseconds", times}}.dump());
+}
+
 std::optional<SignatureEntry> parse_signature(std::string_view bytes, std::string& error) {
   try {
     json header;
@@ -220,6 +233,43 @@ std::optional<VariantEntry> parse_variant(std::string_view bytes, std::string& e
     }
     entry.metadata_json.assign(payload.substr(0, metadata_size));
     entry.binary.assign(payload.substr(metadata_size));
+    return entry;
+  } catch (const std::exception& e) {
+    error = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace triton_jit::detail
+
+namespace triton_jit::detail {
+
+std::optional<TuningEntry> parse_tuning(std::string_view bytes, std::string& error) {
+  try {
+    json header;
+    std::string_view payload;
+    if (!unframe(bytes, "tuning", header, payload, error)) return std::nullopt;
+    TuningEntry entry;
+    if (!read_header(header, entry.header, error)) return std::nullopt;
+    Fields f(header, error);
+    if (!f.words("key", entry.key) || !f.text("device", entry.device) || !f.text("configs", entry.configs)) {
+      return std::nullopt;
+    }
+    json body = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+    if (!body.is_object() || !body.contains("config") || !body["config"].is_number_unsigned() ||
+        !body.contains("milliseconds") || !body["milliseconds"].is_array() || body["milliseconds"].size() > 4096 ||
+        body["config"].get<uint64_t>() >= body["milliseconds"].size()) {
+      error = "the choice does not parse";
+      return std::nullopt;
+    }
+    entry.config = static_cast<int>(body["config"].get<uint64_t>());
+    for (const auto& ms : body["milliseconds"]) {
+      if (!ms.is_null() && !ms.is_number()) {
+        error = "the choice does not parse";
+        return std::nullopt;
+      }
+      entry.milliseconds.push_back(ms.is_null() ? std::numeric_limits<double>::infinity() : ms.get<double>());
+    }
     return entry;
   } catch (const std::exception& e) {
     error = e.what();

@@ -57,12 +57,24 @@ struct VariantEntry {
   std::string binary;
 };
 
+// An autotuner's choice for one key on one kind of device.
+struct TuningEntry {
+  EntryHeader header;
+  std::vector<uint64_t> key;  // the tuning key's words
+  std::string device;         // the device's name ("NVIDIA H200")
+  std::string configs;        // digest of the configs it chose among
+  int config = -1;            // the choice
+  std::vector<double> milliseconds;  // per config, as measured (infinity: it failed)
+};
+
 std::string serialize_signature(const SignatureEntry& entry);
+std::string serialize_tuning(const TuningEntry& entry);
 std::string serialize_variant(const VariantEntry& entry);
 
 // Parse and check an entry; on failure `error` says why and nullopt is returned.
 std::optional<SignatureEntry> parse_signature(std::string_view bytes, std::string& error);
 std::optional<VariantEntry> parse_variant(std::string_view bytes, std::string& error);
+std::optional<TuningEntry> parse_tuning(std::string_view bytes, std::string& error);
 
 // The entry kind on its first line ("signature", "variant", ...), or "" when there is none.
 std::string_view entry_kind(std::string_view bytes) noexcept;

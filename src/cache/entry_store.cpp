@@ -256,6 +256,52 @@ std::optional<LoadedVariant> load_variant(const FunctionIdentity& id, const Vari
   return LoadedVariant{std::move(*entry), EntrySource::kDisk};
 }
 
+std::string tuning_file_name(const std::vector<uint64_t>& key, const std::string& device, const std::string& configs) {
+  Hasher h;
+  h.add(std::string_view(reinterpret_cast<const char*>(key.data()), key.size() * sizeof(uint64_t)))
+      .add(device)
+      .add(configs);
+  return h.finish().hex() + ".tuning";
+}
+
+std::optional<LoadedTuning> load_tuning(const FunctionIdentity& id, const std::vector<uint64_t>& key,
+                                        const std::string& device, const std::string& configs, bool offline) {
+  const std::string file = tuning_file_name(key, device, configs);
+  std::string error;
+  auto matches = [&](const TuningEntry& e) { return e.key == key && e.device == device && e.configs == configs; };
+  if (auto bytes = find_bundle_entry(id.bundle_dir + "/" + file)) {
+    auto entry = parse_tuning(*bytes, error);
+    if (!entry) {
+      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file, error);
+    } else if (entry->header.portable != id.portable || !matches(*entry)) {
+      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' belongs to another kernel or key; ignoring it", id.label,
+          id.bundle_dir, file);
+    } else if (bundle_usable(id, entry->header, offline, "tuning")) {
+      return LoadedTuning{std::move(*entry), EntrySource::kBundle};
+    }
+  }
+  auto bytes = read_disk(id, file);
+  if (!bytes) return std::nullopt;
+  auto entry = parse_tuning(*bytes, error);
+  if (!entry) {
+    remove_damaged(id, file, error);
+    return std::nullopt;
+  }
+  if (entry->header.function != id.identity || !matches(*entry)) {
+    remove_damaged(id, file, "it belongs to another kernel or key");
+    return std::nullopt;
+  }
+  if (std::string why = stale_reason(entry->header.provenance, true); !why.empty()) {
+    log(LogLevel::kInfo, "{}: cached tuning is out of date ({})", id.label, why);
+    return std::nullopt;
+  }
+  return LoadedTuning{std::move(*entry), EntrySource::kDisk};
+}
+
+bool store_tuning(const FunctionIdentity& id, const TuningEntry& entry) {
+  return write_entry(id, tuning_file_name(entry.key, entry.device, entry.configs), serialize_tuning(entry));
+}
+
 void discard_signature(const FunctionIdentity& id, const std::string& why) { remove_damaged(id, "signature", why); }
 
 void discard_variant(const FunctionIdentity& id, const VariantKey& key, const std::string& why) {

@@ -36,6 +36,11 @@ std::string variant_file_name(const VariantKey& key, const std::string& environm
 
 enum class EntrySource { kBundle, kDisk };
 
+struct LoadedTuning {
+  TuningEntry entry;
+  EntrySource source;
+};
+
 struct LoadedSignature {
   SignatureEntry entry;
   EntrySource source;
@@ -49,9 +54,14 @@ struct LoadedVariant {
 // are ours) with a warning, and reported as misses.
 std::optional<LoadedSignature> load_signature(const FunctionIdentity& id, bool offline);
 std::optional<LoadedVariant> load_variant(const FunctionIdentity& id, const VariantKey& key, bool offline);
+std::optional<LoadedTuning> load_tuning(const FunctionIdentity& id, const std::vector<uint64_t>& key,
+                                        const std::string& device, const std::string& configs, bool offline);
 // False when nothing was written (no usable cache directory, or the write failed); logged.
 bool store_signature(const FunctionIdentity& id, const SignatureEntry& entry);
 bool store_variant(const FunctionIdentity& id, const VariantKey& key, const VariantEntry& entry);
+bool store_tuning(const FunctionIdentity& id, const TuningEntry& entry);
+// The entry file name of a tuning result.
+std::string tuning_file_name(const std::vector<uint64_t>& key, const std::string& device, const std::string& configs);
 
 // Removes a disk entry that loaded but failed a later check (its metadata or signature do not
 // parse), with a warning naming `why`.

@@ -42,6 +42,16 @@ std::string default_cache_root() {
 const bool kFromEnvironment = [] {
   g_hot_settings.stats.store(env_flag("TRITON_JIT_STATS"), std::memory_order_relaxed);
   g_hot_settings.offline.store(env_flag("TRITON_JIT_OFFLINE"), std::memory_order_relaxed);
+  const std::string autotune = env_or("TRITON_JIT_AUTOTUNE", "on");
+  g_hot_settings.autotune.store(autotune != "off" && autotune != "0" && autotune != "false", std::memory_order_relaxed);
+  const std::string fallback = env_or("TRITON_JIT_AUTOTUNE_FALLBACK", "error");
+  int index = -1;
+  if (fallback == "first") {
+    index = 0;
+  } else if (!fallback.empty() && fallback.find_first_not_of("0123456789") == std::string::npos && fallback.size() < 6) {
+    index = std::stoi(fallback);
+  }
+  g_hot_settings.autotune_fallback.store(index, std::memory_order_relaxed);
   return true;
 }();
 
@@ -127,6 +137,14 @@ ScratchAllocator* set_scratch_allocator(ScratchAllocator* allocator) noexcept {
 
 ScratchAllocator* scratch_allocator() noexcept {
   return detail::hot_settings().scratch.load(std::memory_order_acquire);
+}
+
+void set_autotune_enabled(bool enabled) noexcept {
+  detail::hot_settings().autotune.store(enabled, std::memory_order_relaxed);
+}
+
+void set_autotune_fallback(int config) noexcept {
+  detail::hot_settings().autotune_fallback.store(config < 0 ? -1 : config, std::memory_order_relaxed);
 }
 
 Target default_target() {

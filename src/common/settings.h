@@ -23,6 +23,8 @@ struct alignas(64) HotSettings {
   std::atomic<bool> stats{false};
   std::atomic<bool> offline{false};
   std::atomic<ScratchAllocator*> scratch{nullptr};
+  std::atomic<bool> autotune{true};
+  std::atomic<int> autotune_fallback{-1};  // -1: an untuned key offline is an error
 };
 extern constinit HotSettings g_hot_settings;
 inline HotSettings& hot_settings() noexcept { return g_hot_settings; }

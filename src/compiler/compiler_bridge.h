@@ -41,6 +41,14 @@ class CompilerBridge {
   virtual Described describe(const KernelLocation& where) = 0;
   // One variant. Throws CompileError with Triton's message and traceback.
   virtual CompiledBinary compile(const KernelLocation& where, const std::string& request_json) = 0;
+  // A heuristic the compile script could not translate, called in Python with the call's
+  // arguments (tagged JSON, one per parameter and option); its value, tagged. Throws Error.
+  virtual std::string evaluate_heuristic(const KernelLocation& where, std::size_t decorator, const std::string& name,
+                                         const std::string& arguments_json) = 0;
+  // The configs an autotuner's prune_configs_by keeps for these arguments: JSON indices, best
+  // first. Throws Error.
+  virtual std::string prune_configs(const KernelLocation& where, std::size_t decorator,
+                                    const std::string& arguments_json) = 0;
 };
 
 struct BridgeConfig {

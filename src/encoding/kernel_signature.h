@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "encoding/heuristic_program.h"
 #include "encoding/type_token.h"
 #include "triton_jit/arguments.h"
 
@@ -33,7 +35,7 @@ struct ParamRule {
   TypeToken annotation;
 };
 
-// Options a kernel's decorator supplies (its single autotune config), 0 when absent.
+// Options a kernel's decorator supplies (an autotune config), 0 when absent.
 struct LaunchDefaults {
   int num_warps = 0;
   int num_stages = 0;
@@ -41,10 +43,44 @@ struct LaunchDefaults {
   int maxnreg = 0;
 };
 
-// One @triton.autotune config, kept for autotuning from C++.
+// After the kernel's parameters, a decorated call's argument array holds the options an
+// autotuner passes to what it wraps (heuristics inside it may read them).
+inline constexpr std::size_t kOptionSlots = 4;  // num_warps, num_stages, num_ctas, maxnreg
+
+// One @triton.autotune config.
 struct AutotuneConfig {
-  std::vector<std::pair<std::string, ArgSlot>> kwargs;  // constexpr values; strings in string_storage
+  std::vector<std::pair<std::size_t, ArgSlot>> kwargs;  // parameter index, value; strings in string_storage
   LaunchDefaults options;
+  std::string text;  // "BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3", for messages
+};
+
+// A @triton.autotune decorator.
+struct AutotuneSpec {
+  std::size_t decorator = 0;               // its place in the chain, outermost 0
+  std::vector<std::size_t> key_params;     // parameters named by `key` (other names are skipped, as Triton does)
+  std::vector<std::string> key_names;
+  std::vector<AutotuneConfig> configs;
+  std::vector<std::size_t> reset_to_zero;  // parameter indices
+  std::vector<std::size_t> restore_value;
+  bool prune = false;                      // prune_configs_by (early_config_prune or perf_model), run in Python
+  std::vector<std::string> hooks;          // user hooks C++ cannot run; calling the kernel is an error
+  std::string configs_digest;              // identifies the configs (a tuning result is for these)
+};
+
+// One value of a @triton.heuristics decorator.
+struct HeuristicSpec {
+  std::size_t decorator = 0;
+  std::string name;
+  std::size_t param = 0;                   // the parameter it sets
+  std::optional<HeuristicProgram> program;  // empty: evaluated in Python
+  std::string untranslated;                // why not
+};
+
+// A step of the decorator chain, outermost first: a range of heuristics, or the autotuner.
+struct DecoratorStep {
+  bool autotune = false;
+  std::size_t first = 0;  // heuristics: [first, first + count) of KernelSignature::heuristics
+  std::size_t count = 0;
 };
 
 struct KernelSignature {
@@ -55,9 +91,15 @@ struct KernelSignature {
   std::vector<ParamRule> rules;  // one per parameter, derived from params
   std::size_t num_required = 0;  // arguments a call must pass; the rest have defaults
   LaunchDefaults defaults;
-  std::vector<AutotuneConfig> autotune_configs;
-  std::vector<std::string> autotune_key;         // argument names the autotuner keys on
-  std::vector<std::vector<std::string>> heuristics;  // per @triton.heuristics: the names it sets
+
+  // Decorators (@triton.autotune, @triton.heuristics), outermost first.
+  std::vector<DecoratorStep> steps;
+  std::vector<HeuristicSpec> heuristics;
+  std::optional<AutotuneSpec> autotune;
+  std::vector<std::size_t> user_params;  // what a decorated call passes: parameters no decorator sets
+  std::size_t num_required_user = 0;
+  bool decorated() const noexcept { return !steps.empty(); }
+
   std::deque<std::string> string_storage;  // backs string defaults (stable addresses)
 };
 

@@ -47,6 +47,23 @@ struct InFlight {
   std::exception_ptr error;
 };
 
+// An autotuner's choice for one tuning key. Immutable once published.
+struct TuningChoice {
+  TuningChoice(const VariantKey& k, int c, std::string s, double ms) : key(k), config(c), source(std::move(s)), milliseconds(ms) {}
+  const VariantKey key;  // the tuning key: the device, then what Triton's autotuner keys on
+  const int config;
+  const std::string source;  // "tuned", "cache", "bundle", "fallback"
+  const double milliseconds;
+};
+
+struct TuningFlight {
+  explicit TuningFlight(const VariantKey& k) : key(k) {}
+  const VariantKey key;
+  bool done = false;  // guarded by the function's mutex
+  const TuningChoice* result = nullptr;
+  std::exception_ptr error;
+};
+
 }  // namespace triton_jit::detail
 
 namespace triton_jit {
@@ -64,9 +81,16 @@ struct TritonJITFunction::Impl {
   std::condition_variable* done_cv = new std::condition_variable();  // replaced in a forked child
   std::vector<std::shared_ptr<detail::InFlight>> in_flight;          // guarded by mutex
 
+  // @triton.autotune: choices per tuning key, read lock-free, written under `mutex`.
+  detail::VariantCache<detail::TuningChoice> tuned;
+  std::vector<std::shared_ptr<detail::TuningFlight>> tuning_in_flight;  // guarded by mutex
+  std::atomic<int> forced_config{-1};
+  std::atomic<bool> python_heuristics_noted{false};
+
   std::atomic<uint64_t> hits{0};
   std::atomic<uint64_t> misses{0};
   std::atomic<uint64_t> compiles{0};
+  std::atomic<uint64_t> tunings{0};
   std::atomic<uint64_t> compile_nanoseconds{0};
   std::atomic<uint64_t> load_nanoseconds{0};
 

@@ -12,6 +12,8 @@
 #include "common/env.h"
 #include "common/fork_guard.h"
 #include "common/settings.h"
+#include "runtime/autotuner.h"
+#include "runtime/decorators.h"
 #include "runtime/function_state.h"
 #include "runtime/variant_builder.h"
 #include "triton_jit/errors.h"
@@ -164,14 +166,20 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
   return *made;
 }
 
-void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
-  Impl& f = *impl_;
+namespace {
+
+int launch_device(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) {
   // Note [Launch device]: LaunchConfig.device, else the device of the tensor arguments, else the
   // calling thread's current device. Asking the driver costs more than the rest of a cache hit
   // on the H200 VMs, so it is the last resort. The encoder checks every tensor against it.
   int device = config.device >= 0 ? config.device : first_tensor_device(args, num_args);
-  if (device < 0) device = ActiveBackend::current_device();
-  const ResolvedOptions options = f.resolve(config, device_target(f.sig.name, device));
+  return device >= 0 ? device : ActiveBackend::current_device();
+}
+
+// The launch of a call whose arguments are final (no decorator left to run).
+void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const ArgSlot* args, std::size_t num_args,
+                  int device) {
+  const ResolvedOptions options = f.resolve(given, device_target(f.sig.name, device));
   EncodedCall call;
   detail::encode_call(f.sig, options, args, num_args, device, call);
   const Variant* v = f.cache.find(call.key);
@@ -180,42 +188,160 @@ void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, 
   if (k == nullptr) [[unlikely]] k = detail::load_on_device(f, *v, device);
   detail::HotSettings& settings = detail::hot_settings();
   if (settings.stats.load(std::memory_order_relaxed)) [[unlikely]] f.hits.fetch_add(1, std::memory_order_relaxed);
+  const LaunchConfig* config = &given;
+  LaunchConfig computed;
+  if (given.grid_fn != nullptr) [[unlikely]] {
+    computed = given;
+    computed.grid = given.grid_fn(LaunchMeta(&f.sig, args, num_args, given), given.grid_data);
+    config = &computed;
+  }
   const detail::LaunchHooks* hooks = settings.hooks.load(std::memory_order_acquire);
   if (hooks == nullptr) [[likely]] {
-    ActiveBackend::launch(*k, config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
+    ActiveBackend::launch(*k, *config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
     return;
   }
-  LaunchInfo info{f.sig.name.c_str(), v->signature_text.c_str(), config.grid, config.stream, device};
+  LaunchInfo info{f.sig.name.c_str(), v->signature_text.c_str(), config->grid, config->stream, device};
   if (hooks->enter) hooks->enter(info, hooks->user_data);
-  ActiveBackend::launch(*k, config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
+  ActiveBackend::launch(*k, *config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
   if (hooks->exit) hooks->exit(info, hooks->user_data);
 }
 
-VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
+// A kernel with @triton.heuristics or @triton.autotune: see Note [Decorated calls].
+__attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                const ArgSlot* args, std::size_t num_args) {
+  detail::PreparedCall call;
+  call.config = config;
+  const detail::Binding binding = detail::bind_decorated(f.sig, args, num_args, call);
+  const int device = launch_device(config, args, num_args);
+  if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
+  if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
+  launch_bound(f, call.config, call.slots, f.sig.params.size(), device);
+}
+
+}  // namespace
+
+void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
-  // An explicit TRITON_JIT_TARGET wins (ahead-of-time builds); else the device's, else cuda:90.
+  if (f.sig.decorated()) [[unlikely]] {
+    launch_decorated(f, config, args, num_args);
+    return;
+  }
+  launch_bound(f, config, args, num_args, launch_device(config, args, num_args));
+}
+
+namespace {
+
+VariantInfo info_of(const Variant& v) {
+  VariantInfo i;
+  i.kernel_name = v.metadata.name;
+  i.signature = v.signature_text;
+  i.target = v.target;
+  i.triton_version = v.metadata.triton_version;
+  i.num_warps = v.metadata.num_warps;
+  i.num_ctas = v.metadata.num_ctas;
+  i.shared_memory = v.metadata.shared;
+  i.global_scratch_size = v.metadata.global_scratch_size;
+  i.profile_scratch_size = v.metadata.profile_scratch_size;
+  i.num_kernel_params = v.num_kernel_params;
+  i.cubin = v.binary;
+  return i;
+}
+
+// The target a warmup compiles for: an explicit TRITON_JIT_TARGET (ahead-of-time builds), else
+// the device's, else cuda:90.
+Target warmup_target(const std::string& kernel, const LaunchConfig& config) {
   Target target = default_target();
   if (detail::env_or("TRITON_JIT_TARGET", "").empty() && ActiveBackend::available()) {
-    target = device_target(f.sig.name, config.device >= 0 ? config.device : ActiveBackend::current_device());
+    target = device_target(kernel, config.device >= 0 ? config.device : ActiveBackend::current_device());
   }
-  const ResolvedOptions options = f.resolve(config, target);
+  return target;
+}
+
+VariantInfo warmup_bound(TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
+                         std::size_t num_args) {
+  const ResolvedOptions options = f.resolve(config, warmup_target(f.sig.name, config));
   auto call = std::make_unique<EncodedCall>();
   detail::encode_call(f.sig, options, args, num_args, /*device_check=*/-1, *call);
   const Variant* v = f.cache.find(call->key);
   if (v == nullptr) v = detail::find_or_build_variant(f, options, call->key, args, num_args);
-  VariantInfo i;
-  i.kernel_name = v->metadata.name;
-  i.signature = v->signature_text;
-  i.target = v->target;
-  i.triton_version = v->metadata.triton_version;
-  i.num_warps = v->metadata.num_warps;
-  i.num_ctas = v->metadata.num_ctas;
-  i.shared_memory = v->metadata.shared;
-  i.global_scratch_size = v->metadata.global_scratch_size;
-  i.profile_scratch_size = v->metadata.profile_scratch_size;
-  i.num_kernel_params = v->num_kernel_params;
-  i.cubin = v->binary;
-  return i;
+  return info_of(*v);
+}
+
+int warmup_device(const LaunchConfig& config) {
+  return config.device >= 0 ? config.device : (ActiveBackend::available() ? ActiveBackend::current_device() : 0);
+}
+
+// Binds a decorated call and runs its decorator steps before the autotuner.
+std::unique_ptr<detail::PreparedCall> prepare_until_autotune(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                             const ArgSlot* args, std::size_t num_args,
+                                                             detail::Binding& binding, int device) {
+  auto call = std::make_unique<detail::PreparedCall>();
+  call->config = config;
+  binding = detail::bind_decorated(f.sig, args, num_args, *call);
+  if (binding != detail::Binding::kDecorated) return call;
+  const std::size_t at = detail::autotune_step(f.sig);
+  detail::run_decorators(f, *call, 0, device, at == detail::kNoAutotune ? f.sig.steps.size() : at);
+  return call;
+}
+
+}  // namespace
+
+VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
+  Impl& f = *impl_;
+  if (!f.sig.decorated()) return warmup_bound(f, config, args, num_args);
+  const int device = warmup_device(config);
+  detail::Binding binding;
+  auto call = prepare_until_autotune(f, config, args, num_args, binding, device);
+  const std::size_t at = detail::autotune_step(f.sig);
+  if (binding == detail::Binding::kExplicit || at == detail::kNoAutotune) {
+    return warmup_bound(f, call->config, call->slots, f.sig.params.size());
+  }
+  // As Triton's Autotuner.warmup: every config worth trying (or the one already chosen).
+  std::vector<int> configs;
+  if (auto known = detail::known_choice(f, *call, device)) {
+    configs = {known->config};
+  } else {
+    configs = detail::candidate_configs(f, *call);
+  }
+  std::optional<VariantInfo> first;
+  for (int c : configs) {
+    auto trial = std::make_unique<detail::PreparedCall>();
+    detail::copy_call(f.sig, *call, *trial);
+    detail::apply_config(f.sig, c, *trial);
+    detail::run_decorators(f, *trial, at + 1, device);
+    VariantInfo info = warmup_bound(f, trial->config, trial->slots, f.sig.params.size());
+    if (!first) first = std::move(info);
+  }
+  return *first;
+}
+
+std::vector<std::string> TritonJITFunction::autotune_configs() const {
+  std::vector<std::string> out;
+  if (impl_->sig.autotune) {
+    for (const auto& c : impl_->sig.autotune->configs) out.push_back(c.text);
+  }
+  return out;
+}
+
+std::optional<AutotuneChoice> TritonJITFunction::autotune_choice(const LaunchConfig& config, const ArgSlot* args,
+                                                                 std::size_t num_args) const {
+  Impl& f = *impl_;
+  if (!f.sig.autotune) return std::nullopt;
+  const int device = warmup_device(config);
+  detail::Binding binding;
+  auto call = prepare_until_autotune(f, config, args, num_args, binding, device);
+  if (binding != detail::Binding::kDecorated) return std::nullopt;
+  return detail::known_choice(f, *call, device);
+}
+
+void TritonJITFunction::force_autotune_config(int index) {
+  Impl& f = *impl_;
+  const std::size_t count = f.sig.autotune ? f.sig.autotune->configs.size() : 0;
+  if (index >= 0 && static_cast<std::size_t>(index) >= count) {
+    throw ValueError(fmt::format("{}: config {} does not exist (the kernel has {} autotune configs)", f.sig.name, index,
+                                 count));
+  }
+  f.forced_config.store(index < 0 ? -1 : index, std::memory_order_relaxed);
 }
 
 const std::string& TritonJITFunction::name() const noexcept { return impl_->sig.name; }
@@ -239,6 +365,7 @@ FunctionStats TritonJITFunction::stats() const noexcept {
   s.load_seconds = static_cast<double>(impl_->load_nanoseconds.load(std::memory_order_relaxed)) * 1e-9;
   s.variant_misses = impl_->misses.load(std::memory_order_relaxed);
   s.compiles = impl_->compiles.load(std::memory_order_relaxed);
+  s.tunings = impl_->tunings.load(std::memory_order_relaxed);
   s.compile_seconds = static_cast<double>(impl_->compile_nanoseconds.load(std::memory_order_relaxed)) * 1e-9;
   return s;
 }

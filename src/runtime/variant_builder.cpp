@@ -87,6 +87,7 @@ void abandon_in_flight(void* arg) {
   auto* f = static_cast<Impl*>(arg);
   // Forked child: the threads that owned these compiles and waited for them are gone.
   f->in_flight.clear();
+  f->tuning_in_flight.clear();
   f->done_cv = new std::condition_variable();  // the old one may count waiters that are gone
 }
 
@@ -193,6 +194,13 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
                                std::move(described.json)};
     store_signature(f->id, entry);
     record(*f, entry);
+  }
+  if (f->sig.autotune && !f->sig.autotune->hooks.empty()) {
+    std::string hooks;
+    for (const auto& h : f->sig.autotune->hooks) hooks += (hooks.empty() ? "" : ", ") + h;
+    throw Error(fmt::format("{}: its @triton.autotune has {}, Python code that triton_jit does not run around C++ "
+                            "launches; use reset_to_zero / restore_value, or drop the hook",
+                            f->sig.name, hooks));
   }
   if (f->sig.params.size() > kMaxParams) {
     throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", f->sig.name,

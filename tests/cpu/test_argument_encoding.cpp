@@ -134,18 +134,51 @@ TEST(ArgumentEncoding, MalformedDescriptionIsAnError) {
   EXPECT_THROW(parse_kernel_signature(R"({"name": "k"})"), Error);
 }
 
-TEST(KernelSignature, KeepsAutotuneConfigsAndHeuristics) {
-  auto sig = parse_kernel_signature(R"({"name": "k", "params": [], "heuristics": [["EVEN"]],
-      "autotune": {"key": ["n"], "configs": [
-        {"kwargs": {"BLOCK": {"int": 128}, "MODE": {"str": "fast"}}, "num_warps": 4, "num_stages": 2, "num_ctas": 1, "maxnreg": null},
-        {"kwargs": {"BLOCK": {"int": 256}}, "num_warps": 8, "num_stages": 3, "num_ctas": 1, "maxnreg": 128}]}})");
-  ASSERT_EQ(sig.autotune_configs.size(), 2u);
-  EXPECT_EQ(sig.autotune_configs[1].options.num_warps, 8);
-  EXPECT_EQ(sig.autotune_configs[1].options.maxnreg, 128);
-  ASSERT_EQ(sig.autotune_configs[0].kwargs.size(), 2u);
-  EXPECT_EQ(sig.autotune_configs[0].kwargs[0].first, "BLOCK");
-  EXPECT_EQ(sig.autotune_configs[0].kwargs[0].second.value.i, 128);
-  EXPECT_EQ(sig.autotune_key, std::vector<std::string>{"n"});
-  EXPECT_EQ(sig.heuristics.size(), 1u);
+TEST(KernelSignature, ReadsTheDecoratorChainOutermostFirst) {
+  auto sig = parse_kernel_signature(R"({"name": "k", "params": [
+        {"name": "x", "kind": "specialized", "do_not_specialize": false, "do_not_specialize_on_alignment": false},
+        {"name": "n", "kind": "specialized", "do_not_specialize": false, "do_not_specialize_on_alignment": false},
+        {"name": "BLOCK", "kind": "constexpr", "do_not_specialize": false, "do_not_specialize_on_alignment": false},
+        {"name": "MODE", "kind": "constexpr", "do_not_specialize": false, "do_not_specialize_on_alignment": false,
+         "default": {"str": "fast"}},
+        {"name": "EVEN", "kind": "constexpr", "do_not_specialize": false, "do_not_specialize_on_alignment": false}],
+      "decorators": [
+        {"kind": "autotune", "key": ["n", "not_a_parameter"], "reset_to_zero": ["x"], "restore_value": [],
+         "prune": false, "perf_model": false, "top_k": 1.0, "hooks": [], "configs": [
+          {"kwargs": {"BLOCK": {"int": 128}, "MODE": {"str": "fast"}}, "num_warps": 4, "num_stages": 2, "num_ctas": 1,
+           "maxnreg": null},
+          {"kwargs": {"BLOCK": {"int": 256}}, "num_warps": 8, "num_stages": 3, "num_ctas": 1, "maxnreg": 128}]},
+        {"kind": "heuristics", "values": [
+          {"name": "EVEN", "program": [["arg", 1], ["arg", 2], ["mod"], ["int", 0], ["eq"]], "untranslated": null}]}]})");
+  ASSERT_EQ(sig.steps.size(), 2u);
+  EXPECT_TRUE(sig.steps[0].autotune);
+  EXPECT_FALSE(sig.steps[1].autotune);
+  ASSERT_TRUE(sig.autotune.has_value());
+  ASSERT_EQ(sig.autotune->configs.size(), 2u);
+  EXPECT_EQ(sig.autotune->configs[1].options.num_warps, 8);
+  EXPECT_EQ(sig.autotune->configs[1].options.maxnreg, 128);
+  ASSERT_EQ(sig.autotune->configs[0].kwargs.size(), 2u);
+  EXPECT_EQ(sig.autotune->configs[0].kwargs[0].first, 2u);  // BLOCK
+  EXPECT_EQ(sig.autotune->configs[0].kwargs[0].second.value.i, 128);
+  EXPECT_EQ(sig.autotune->configs[0].text, "BLOCK=128, MODE='fast', num_warps=4, num_stages=2");
+  EXPECT_EQ(sig.autotune->key_params, std::vector<std::size_t>{1});  // names that are no parameter are skipped
+  EXPECT_EQ(sig.autotune->reset_to_zero, std::vector<std::size_t>{0});
+  ASSERT_EQ(sig.heuristics.size(), 1u);
+  EXPECT_EQ(sig.heuristics[0].param, 4u);
+  EXPECT_TRUE(sig.heuristics[0].program.has_value());
+  EXPECT_EQ(sig.user_params, (std::vector<std::size_t>{0, 1}));  // BLOCK, MODE and EVEN come from decorators
   EXPECT_EQ(sig.defaults.num_warps, 0);  // two configs: no default is implied
+}
+
+TEST(KernelSignature, BadDecoratorsAreErrors) {
+  const char* params = R"("params": [{"name": "n", "kind": "specialized", "do_not_specialize": false,
+                                      "do_not_specialize_on_alignment": false}])";
+  EXPECT_THROW(parse_kernel_signature(std::string(R"({"name": "k", )") + params +
+                                      R"(, "decorators": [{"kind": "heuristics", "values": [{"name": "NOPE",
+                                      "program": [["int", 1]]}]}]})"),
+               Error);
+  EXPECT_THROW(parse_kernel_signature(std::string(R"({"name": "k", )") + params +
+                                      R"(, "decorators": [{"kind": "heuristics", "values": [{"name": "n",
+                                      "program": [["add"]]}]}]})"),
+               Error);  // a program that underflows its stack
 }

@@ -17,6 +17,8 @@ extern "C" {
 FakeLaunch fake_cuda_last_launch();
 uint64_t fake_cuda_launch_count();
 uint64_t fake_cuda_modules_loaded();
+uint64_t fake_cuda_fill_count();
+uint64_t fake_cuda_copy_count();
 uint64_t fake_cuda_modules_unloaded();
 void fake_cuda_set_recording(bool on, int params);
 bool fake_cuda_record_launches();

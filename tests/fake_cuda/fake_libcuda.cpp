@@ -78,9 +78,67 @@ CUresult fake_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction) {
 }
 CUresult fake_cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
 CUresult fake_cuFuncSetCacheConfig(CUfunction, CUfunc_cache) { return CUDA_SUCCESS; }
+// Time on the stand-in device, in microseconds: every launch advances it by a duration that
+// depends on its block size, so that autotuning has a fastest config to find. FAKE_CUDA_FAST_BLOCK
+// (threads) names the block size that runs in 1 us; others take 5 us. Without it, a launch takes
+// 1000 / threads us: more warps are faster.
+std::atomic<uint64_t> g_clock_ns{0};
+std::atomic<uint64_t> g_fills{0};
+std::atomic<uint64_t> g_copies{0};
+
+uint64_t launch_ns(unsigned threads) {
+  const int fast = env_or("FAKE_CUDA_FAST_BLOCK", 0);
+  if (fast != 0) return static_cast<unsigned>(fast) == threads ? 1000 : 5000;
+  return 1000000 / (threads == 0 ? 1 : threads);
+}
+
+CUresult fake_cuEventCreate(CUevent* e, unsigned) {
+  *e = reinterpret_cast<CUevent>(new uint64_t(0));
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuEventRecord(CUevent e, CUstream) {
+  *reinterpret_cast<uint64_t*>(e) = g_clock_ns.load();
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult fake_cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
+  *ms = static_cast<float>(*reinterpret_cast<uint64_t*>(b) - *reinterpret_cast<uint64_t*>(a)) / 1e6f;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuEventDestroy(CUevent e) {
+  delete reinterpret_cast<uint64_t*>(e);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+// "Device" memory is host memory: the CPU tests pass host addresses as device pointers.
+CUresult fake_cuMemAlloc(CUdeviceptr* p, size_t bytes) {
+  *p = reinterpret_cast<CUdeviceptr>(std::calloc(1, bytes));
+  return *p != 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult fake_cuMemFree(CUdeviceptr p) {
+  std::free(reinterpret_cast<void*>(p));
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream) {
+  std::memset(reinterpret_cast<void*>(p), v, n);
+  g_fills.fetch_add(1);
+  return CUDA_SUCCESS;
+}
+// The L2 flush of a benchmark fills 256 MB: counted as time, not performed.
+CUresult fake_cuMemsetD32Async(CUdeviceptr, unsigned, size_t, CUstream) {
+  g_clock_ns.fetch_add(100);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) {
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+  g_copies.fetch_add(1);
+  return CUDA_SUCCESS;
+}
+
 CUresult fake_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction, void** params, void**) {
   if (c->sharedMemBytes > 232448) return CUDA_ERROR_INVALID_VALUE;
   g_launches.fetch_add(1, std::memory_order_relaxed);
+  g_clock_ns.fetch_add(launch_ns(c->blockDimX));
   if (fake_cuda_record_launches()) {
     std::lock_guard<std::mutex> lock(g_mutex);
     g_last.grid[0] = c->gridDimX;
@@ -107,7 +165,10 @@ const Entry kEntries[] = {
     FAKE_ENTRY(cuCtxSetCurrent), FAKE_ENTRY(cuCtxGetDevice), FAKE_ENTRY(cuCtxPushCurrent),
     FAKE_ENTRY(cuCtxPopCurrent), FAKE_ENTRY(cuModuleLoadData), FAKE_ENTRY(cuModuleUnload),
     FAKE_ENTRY(cuModuleGetFunction), FAKE_ENTRY(cuFuncGetAttribute), FAKE_ENTRY(cuFuncSetAttribute),
-    FAKE_ENTRY(cuFuncSetCacheConfig), FAKE_ENTRY(cuLaunchKernelEx)};
+    FAKE_ENTRY(cuFuncSetCacheConfig), FAKE_ENTRY(cuLaunchKernelEx), FAKE_ENTRY(cuEventCreate),
+    FAKE_ENTRY(cuEventRecord), FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuEventElapsedTime),
+    FAKE_ENTRY(cuEventDestroy), FAKE_ENTRY(cuStreamSynchronize), FAKE_ENTRY(cuMemAlloc), FAKE_ENTRY(cuMemFree),
+    FAKE_ENTRY(cuMemsetD8Async), FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemcpyDtoDAsync)};
 
 std::atomic<bool> g_record{true};
 std::atomic<int> g_params_to_record{0};
@@ -135,6 +196,8 @@ __attribute__((visibility("default"))) FakeLaunch fake_cuda_last_launch() {
   return g_last;
 }
 __attribute__((visibility("default"))) uint64_t fake_cuda_launch_count() { return g_launches.load(); }
+__attribute__((visibility("default"))) uint64_t fake_cuda_fill_count() { return g_fills.load(); }
+__attribute__((visibility("default"))) uint64_t fake_cuda_copy_count() { return g_copies.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_modules_loaded() { return g_modules_loaded.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_modules_unloaded() { return g_modules_unloaded.load(); }
 __attribute__((visibility("default"))) void fake_cuda_set_recording(bool on, int params) {

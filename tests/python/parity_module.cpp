@@ -11,7 +11,11 @@
 
 #include "compiler/compile_request.h"
 #include "encoding/argument_encoder.h"
+#include "encoding/heuristic_program.h"
 #include "encoding/kernel_signature.h"
+#include "encoding/type_token.h"
+
+#include <nlohmann/json.hpp>
 
 namespace py = pybind11;
 using triton_jit::ArgSlot;
@@ -103,8 +107,55 @@ std::string concurrent_first_call(const std::string& kernel, const std::string& 
   return signature + " compiles=" + std::to_string(f.stats().compiles);
 }
 
+// Evaluates a heuristic program (triton_jit_heuristics.translate) on Python values: ints, floats,
+// bools, None, str, or ("tensor", "fp16"). Errors become ValueError("triton_jit: ...").
+py::object evaluate_heuristic(const std::string& program_json, const py::list& args) {
+  std::vector<std::string> strings;
+  strings.reserve(args.size());
+  std::vector<ArgSlot> slots;
+  for (auto item : args) {
+    ArgSlot slot;
+    if (item.is_none()) {
+    } else if (py::isinstance<py::bool_>(item)) {
+      slot = to_slot(item.cast<bool>());
+    } else if (py::isinstance<py::int_>(item)) {
+      const py::int_ value = item.cast<py::int_>();
+      if (value >= py::int_(0) && value > py::int_(INT64_MAX)) {
+        slot = to_slot(item.cast<uint64_t>());
+      } else {
+        slot = to_slot(item.cast<int64_t>());
+      }
+    } else if (py::isinstance<py::float_>(item)) {
+      slot = to_slot(item.cast<double>());
+    } else if (py::isinstance<py::str>(item)) {
+      strings.push_back(item.cast<std::string>());
+      slot = to_slot(std::string_view(strings.back()));
+    } else {
+      auto pair = item.cast<py::tuple>();
+      slot.kind = triton_jit::ArgKind::kPointer;
+      slot.dtype = triton_jit::detail::token_dtype(triton_jit::detail::parse_token(pair[1].cast<std::string>()));
+      slot.value.p = reinterpret_cast<const void*>(4096);
+    }
+    slots.push_back(slot);
+  }
+  try {
+    auto program = triton_jit::detail::HeuristicProgram::parse(nlohmann::json::parse(program_json), slots.size());
+    const ArgSlot r = program.evaluate(slots.data(), "k", "h");
+    switch (r.kind) {
+      case triton_jit::ArgKind::kInt: return py::int_(r.value.i);
+      case triton_jit::ArgKind::kBool: return py::bool_(r.value.i != 0);
+      case triton_jit::ArgKind::kFloat: return py::float_(r.value.f);
+      case triton_jit::ArgKind::kString: return py::str(std::string(r.value.s, r.size));
+      default: return py::none();
+    }
+  } catch (const triton_jit::Error& e) {
+    throw py::value_error(std::string("triton_jit: ") + e.what());
+  }
+}
+
 PYBIND11_MODULE(triton_jit_parity, m) {
   m.def("concurrent_first_call", &concurrent_first_call);
+  m.def("evaluate_heuristic", &evaluate_heuristic);
   m.def("encode", [](const std::string& describe_json, const py::list& args) {
     auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
     std::vector<at::Tensor> keep;

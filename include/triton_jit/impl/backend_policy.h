@@ -9,6 +9,8 @@
 #include <concepts>
 #include <cstdint>
 #include <memory>
+#include <array>
+#include <string>
 
 #include "triton_jit/impl/kernel_image.h"
 #include "triton_jit/launch_config.h"
@@ -32,6 +34,16 @@ concept BackendPolicy = requires(const KernelImage& image, int device, const typ
   // Launches; params[0..num_params) are the user parameters, params[num_params] and
   // params[num_params + 1] must point to scratch_cells[0] and [1], which launch fills.
   { B::launch(kernel, config, params, num_params, scratch_cells) } -> std::same_as<void>;
+  // Autotuning: the device's name (a tuning result is kept per kind of device), device memory
+  // for snapshots, stream-ordered fills and copies, and timing as triton.testing.do_bench does.
+  { B::device_name(device) } -> std::same_as<std::string>;
+  { B::allocate(device, std::size_t{}) } -> std::same_as<void*>;
+  { B::release(device, static_cast<void*>(nullptr)) } -> std::same_as<void>;
+  { B::fill_zero(static_cast<void*>(nullptr), std::size_t{}, config.stream) } -> std::same_as<void>;
+  { B::copy(static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}, config.stream) }
+      -> std::same_as<void>;
+  { B::benchmark(device, config.stream, static_cast<void (*)(void*)>(nullptr), static_cast<void*>(nullptr), 25.0,
+                 100.0) } -> std::same_as<std::array<double, 3>>;
 };
 
 }  // namespace triton_jit::impl

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <vector>
 
 #include "backend/cuda/cuda_driver.h"
 #include "common/settings.h"
@@ -55,6 +57,30 @@ CUcontext context_for(const Driver& d, int device) {
   if (current == nullptr) TRITON_JIT_CU_CHECK(d.cuCtxSetCurrent(primary));
   return primary;
 }
+
+// Makes the device's context current for its lifetime (pushing it when another one is).
+class ContextScope {
+ public:
+  ContextScope(const Driver& d, int device) : d_(d) {
+    CUcontext wanted = context_for(d, device);
+    CUcontext current = nullptr;
+    TRITON_JIT_CU_CHECK(d.cuCtxGetCurrent(&current));
+    if (current != wanted) {
+      TRITON_JIT_CU_CHECK(d.cuCtxPushCurrent(wanted));
+      pushed_ = true;
+    }
+  }
+  ~ContextScope() {
+    CUcontext ignored;
+    if (pushed_) d_.cuCtxPopCurrent(&ignored);
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  const Driver& d_;
+  bool pushed_ = false;
+};
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_no_allocator(const CudaBackend::Kernel& k, uint64_t bytes,
                                                                      const char* what) {
@@ -129,21 +155,7 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   k->name = meta.name;
   k->device = device;
   k->context = context_for(d, device);
-  bool pushed = false;
-  CUcontext current = nullptr;
-  TRITON_JIT_CU_CHECK(d.cuCtxGetCurrent(&current));
-  if (current != k->context) {
-    TRITON_JIT_CU_CHECK(d.cuCtxPushCurrent(k->context));
-    pushed = true;
-  }
-  struct PopGuard {
-    const Driver& d;
-    bool active;
-    ~PopGuard() {
-      CUcontext ignored;
-      if (active) d.cuCtxPopCurrent(&ignored);
-    }
-  } pop_guard{d, pushed};
+  ContextScope scope(d, device);
 
   TRITON_JIT_CU_CHECK(d.cuModuleLoadData(&k->module, image.binary.data()));
   // Unloaded again if any check below fails; kept once the kernel is returned.
@@ -279,5 +291,130 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
   if (r != CUDA_SUCCESS) [[unlikely]] throw_driver_error("cuLaunchKernelEx", r);
 }
 
-}  // namespace triton_jit::detail::cuda
+std::string CudaBackend::device_name(int device) {
+  const Driver& d = require_driver();
+  CUdevice dev;
+  TRITON_JIT_CU_CHECK(d.cuDeviceGet(&dev, device));
+  char name[256] = {};
+  TRITON_JIT_CU_CHECK(d.cuDeviceGetName(name, sizeof(name) - 1, dev));
+  return name;
+}
 
+void* CudaBackend::allocate(int device, std::size_t bytes) {
+  const Driver& d = require_driver();
+  ContextScope scope(d, device);
+  CUdeviceptr ptr = 0;
+  TRITON_JIT_CU_CHECK(d.cuMemAlloc(&ptr, bytes == 0 ? 1 : bytes));
+  return reinterpret_cast<void*>(ptr);
+}
+
+void CudaBackend::release(int device, void* ptr) noexcept {
+  const Driver& d = driver();
+  if (!d.loaded || ptr == nullptr) return;
+  try {
+    ContextScope scope(d, device);
+    d.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+  } catch (...) {  // a context that cannot be made current: the memory goes with the process
+  }
+}
+
+void CudaBackend::fill_zero(void* ptr, std::size_t bytes, Stream stream) {
+  const Driver& d = require_driver();
+  TRITON_JIT_CU_CHECK(d.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes, reinterpret_cast<CUstream>(stream)));
+}
+
+void CudaBackend::copy(void* destination, const void* source, std::size_t bytes, Stream stream) {
+  const Driver& d = require_driver();
+  TRITON_JIT_CU_CHECK(d.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(destination),
+                                          reinterpret_cast<CUdeviceptr>(source), bytes,
+                                          reinterpret_cast<CUstream>(stream)));
+}
+
+namespace {
+
+// Events for one benchmark, destroyed with it.
+class Events {
+ public:
+  explicit Events(const Driver& d) : d_(d) {}
+  ~Events() {
+    for (CUevent e : events_) d_.cuEventDestroy(e);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+  CUevent make() {
+    CUevent e = nullptr;
+    TRITON_JIT_CU_CHECK(d_.cuEventCreate(&e, CU_EVENT_DEFAULT));
+    events_.push_back(e);
+    return e;
+  }
+
+ private:
+  const Driver& d_;
+  std::vector<CUevent> events_;
+};
+
+// torch.quantile's linear interpolation, which do_bench reports.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(position);
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (sorted[above] - sorted[below]) * (position - static_cast<double>(below));
+}
+
+}  // namespace
+
+std::array<double, 3> CudaBackend::benchmark(int device, Stream stream, void (*run)(void*), void* context,
+                                             double warmup_ms, double rep_ms) {
+  const Driver& d = require_driver();
+  ContextScope scope(d, device);
+  const auto s = reinterpret_cast<CUstream>(stream);
+  constexpr std::size_t kFlushBytes = std::size_t{256} << 20;  // Triton's get_empty_cache_for_benchmark
+  struct Flush {
+    const Driver& d;
+    CUdeviceptr ptr = 0;
+    ~Flush() {
+      if (ptr != 0) d.cuMemFree(ptr);
+    }
+  } flush{d};
+  TRITON_JIT_CU_CHECK(d.cuMemAlloc(&flush.ptr, kFlushBytes));
+  auto clear_cache = [&] { TRITON_JIT_CU_CHECK(d.cuMemsetD32Async(flush.ptr, 0, kFlushBytes / 4, s)); };
+  Events events(d);
+  auto elapsed = [&](CUevent a, CUevent b) {
+    float ms = 0;
+    TRITON_JIT_CU_CHECK(d.cuEventElapsedTime(&ms, a, b));
+    return static_cast<double>(ms);
+  };
+
+  run(context);
+  TRITON_JIT_CU_CHECK(d.cuStreamSynchronize(s));
+  CUevent start = events.make();
+  CUevent end = events.make();
+  TRITON_JIT_CU_CHECK(d.cuEventRecord(start, s));
+  for (int i = 0; i < 5; ++i) {
+    clear_cache();
+    run(context);
+  }
+  TRITON_JIT_CU_CHECK(d.cuEventRecord(end, s));
+  TRITON_JIT_CU_CHECK(d.cuEventSynchronize(end));
+  const double estimate_ms = std::max(elapsed(start, end) / 5.0, 1e-4);
+  const int warmups = std::max(1, static_cast<int>(warmup_ms / estimate_ms));
+  const int repeats = std::clamp(static_cast<int>(rep_ms / estimate_ms), 1, 100000);
+  std::vector<std::pair<CUevent, CUevent>> pairs;
+  pairs.reserve(static_cast<std::size_t>(repeats));
+  for (int i = 0; i < repeats; ++i) pairs.emplace_back(events.make(), events.make());
+  for (int i = 0; i < warmups; ++i) run(context);
+  for (auto& [a, b] : pairs) {
+    clear_cache();
+    TRITON_JIT_CU_CHECK(d.cuEventRecord(a, s));
+    run(context);
+    TRITON_JIT_CU_CHECK(d.cuEventRecord(b, s));
+  }
+  TRITON_JIT_CU_CHECK(d.cuStreamSynchronize(s));
+  std::vector<double> times;
+  times.reserve(pairs.size());
+  for (auto& [a, b] : pairs) times.push_back(elapsed(a, b));
+  std::sort(times.begin(), times.end());
+  return {quantile(times, 0.5), quantile(times, 0.2), quantile(times, 0.8)};
+}
+
+}  // namespace triton_jit::detail::cuda

@@ -2,6 +2,8 @@
 // Satisfies impl::BackendPolicy. cuda.h stays inside this folder.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,6 +30,19 @@ class CudaBackend {
   static const Kernel* load(const impl::KernelImage& image, int device);
   static void launch(const Kernel& kernel, const LaunchConfig& config, void** params, uint32_t num_params,
                      uint64_t* scratch_cells);
+
+  // ---- autotuning ----
+  static std::string device_name(int device);
+  // Device memory outside any allocator, for snapshots while tuning. Throws DriverError.
+  static void* allocate(int device, std::size_t bytes);
+  static void release(int device, void* ptr) noexcept;
+  static void fill_zero(void* ptr, std::size_t bytes, Stream stream);
+  static void copy(void* destination, const void* source, std::size_t bytes, Stream stream);
+  // Times `run` on `stream` as triton.testing.do_bench does: once; five times, each after
+  // flushing the L2 cache (a 256 MB memset), to estimate; warm-up runs for warmup_ms; then runs
+  // for rep_ms, each after a flush, between two events. The 50th, 20th and 80th percentiles in ms.
+  static std::array<double, 3> benchmark(int device, Stream stream, void (*run)(void*), void* context,
+                                         double warmup_ms, double rep_ms);
 };
 
 }  // namespace triton_jit::detail::cuda

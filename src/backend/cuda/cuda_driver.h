@@ -31,7 +31,18 @@ struct Driver {
   X(cuFuncGetAttribute)              \
   X(cuFuncSetAttribute)              \
   X(cuFuncSetCacheConfig)            \
-  X(cuLaunchKernelEx)
+  X(cuLaunchKernelEx)                \
+  X(cuEventCreate)                   \
+  X(cuEventRecord)                   \
+  X(cuEventSynchronize)              \
+  X(cuEventElapsedTime)              \
+  X(cuEventDestroy)                  \
+  X(cuStreamSynchronize)             \
+  X(cuMemAlloc)                      \
+  X(cuMemFree)                       \
+  X(cuMemsetD8Async)                 \
+  X(cuMemsetD32Async)                \
+  X(cuMemcpyDtoDAsync)
 
 #define TRITON_JIT_DECLARE(name) decltype(&::name) name = nullptr;
   TRITON_JIT_CUDA_FUNCTIONS(TRITON_JIT_DECLARE)

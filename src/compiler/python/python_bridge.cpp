@@ -133,6 +133,33 @@ class PythonBridge final : public CompilerBridge {
     }
   }
 
+  std::string evaluate_heuristic(const KernelLocation& where, std::size_t decorator, const std::string& name,
+                                 const std::string& arguments_json) override {
+    py::gil_scoped_acquire gil;
+    try {
+      return module_
+          ->attr("evaluate_heuristic")(where.file, where.module, where.function, where.search_path, decorator, name,
+                                       arguments_json)
+          .cast<std::string>();
+    } catch (py::error_already_set& e) {
+      throw Error(fmt::format("{}: heuristic '{}' failed in Python: {}", where.function, name,
+                              py::str(e.value()).cast<std::string>()));
+    }
+  }
+
+  std::string prune_configs(const KernelLocation& where, std::size_t decorator,
+                            const std::string& arguments_json) override {
+    py::gil_scoped_acquire gil;
+    try {
+      return module_->attr("prune_configs")(where.file, where.module, where.function, where.search_path, decorator,
+                                            arguments_json)
+          .cast<std::string>();
+    } catch (py::error_already_set& e) {
+      throw Error(fmt::format("{}: prune_configs_by failed in Python: {}\n{}", where.function,
+                              py::str(e.value()).cast<std::string>(), format_python_error(e)));
+    }
+  }
+
  private:
   [[noreturn]] void throw_translated(py::error_already_set& e, const KernelLocation& where) {
     const std::string what = where.function.empty() ? (where.file.empty() ? where.module : where.file) : where.function;

@@ -81,6 +81,59 @@ def _config_json(config):
     }
 
 
+# Options an autotuner passes to the kernels it wraps, which heuristics inside it may read;
+# they follow the kernel's parameters in the C++ side's argument array.
+AUTOTUNE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def _hook_names(autotuner):
+    """The user hooks of an autotuner that C++ cannot run."""
+    hooks = []
+    if getattr(autotuner, "user_defined_pre_hook", False):
+        hooks.append(f"pre_hook ({getattr(autotuner.pre_hook, '__name__', 'a function')})")
+    if getattr(autotuner, "user_defined_post_hook", False):
+        hooks.append(f"post_hook ({getattr(autotuner.post_hook, '__name__', 'a function')})")
+    for i, config in enumerate(autotuner.configs):
+        if getattr(config, "pre_hook", None) is not None:
+            hooks.append(f"configs[{i}].pre_hook ({getattr(config.pre_hook, '__name__', 'a function')})")
+    if getattr(autotuner, "_do_bench", None) is not None or getattr(autotuner, "use_cuda_graph", False):
+        hooks.append("do_bench (a custom benchmark function)")
+    return hooks
+
+
+def _decorators_json(kernel):
+    """The decorator chain, outermost first."""
+    import triton_jit_heuristics
+    params = {p.name: i for i, p in enumerate(kernel.fn.params)}
+    inside_autotuner = False
+    chain = []
+    for wrapper in kernel.chain:
+        if type(wrapper).__name__ == "Autotuner":
+            inside_autotuner = True
+            top_k = getattr(wrapper, "configs_top_k", 1.0)
+            chain.append({
+                "kind": "autotune",
+                "key": [k for k in list(getattr(wrapper, "keys", None) or getattr(wrapper, "key", []))],
+                "configs": [_config_json(c) for c in wrapper.configs],
+                "reset_to_zero": list(getattr(wrapper, "reset_to_zero", []) or []),
+                "restore_value": list(getattr(wrapper, "restore_value", []) or []),
+                "prune": getattr(wrapper, "early_config_prune", None) is not None,
+                "perf_model": getattr(wrapper, "perf_model", None) is not None,
+                "top_k": top_k if isinstance(top_k, (int, float)) else 1.0,
+                "hooks": _hook_names(wrapper),
+            })
+        else:
+            scope = dict(params)
+            if inside_autotuner:
+                scope.update({name: len(params) + k for k, name in enumerate(AUTOTUNE_OPTIONS)})
+            values = []
+            for name, fn in wrapper.values.items():
+                program, why = triton_jit_heuristics.translate(fn, scope)
+                values.append({"name": name, "program": program, "untranslated": why})
+            chain.append({"kind": "heuristics", "values": values})
+    return chain
+
+
 def describe(file, module, function, search_path):
     import triton
     kernel = load_kernel(file, module, function, list(search_path))
@@ -98,7 +151,6 @@ def describe(file, module, function, search_path):
         if p.has_default:
             entry["default"] = _tag_value(p.default)
         params.append(entry)
-    autotune = next((w for w in kernel.chain if type(w).__name__ == "Autotuner"), None)
     result = {
         "name": fn.__name__,
         "file": Dependencies.code_file(fn.fn) or "",
@@ -106,15 +158,75 @@ def describe(file, module, function, search_path):
         "debug": bool(getattr(fn, "debug", False)),
         "triton_version": triton.__version__,
         "triton_dir": triton_dir(),
-        "autotune": None,
-        "heuristics": [sorted(w.values.keys()) for w in kernel.chain if type(w).__name__ == "Heuristics"],
+        "decorators": _decorators_json(kernel),
     }
-    if autotune is not None:
-        result["autotune"] = {
-            "key": list(getattr(autotune, "keys", [])),
-            "configs": [_config_json(c) for c in autotune.configs],
-        }
     return json.dumps(result), kernel.sources
+
+
+class TensorArgument:
+    """A tensor argument, as the C++ side can describe it to Python code of a kernel's decorators
+    (a heuristic it could not translate, a prune function, a performance model): its dtype (a
+    torch dtype when torch is loaded), element size and address."""
+
+    def __init__(self, name, dtype, element_size, address):
+        self._name = name
+        self.dtype = dtype
+        self._element_size = element_size
+        self._address = address
+
+    def element_size(self):
+        return self._element_size
+
+    def data_ptr(self):
+        return self._address
+
+    def __getattr__(self, attribute):
+        raise AttributeError(f"tensor argument '{self._name}' is passed from C++ with its dtype, element size and "
+                             f"address only; '{attribute}' is not available")
+
+
+_TORCH_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "i8": "int8",
+                "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+                "u64": "uint64", "u1": "bool", "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2",
+                "fp8e4b8": "float8_e4m3fnuz", "fp8e5b16": "float8_e5m2fnuz"}
+
+
+def _named_arguments(fn, arguments):
+    """Python values for the C++ side's arguments: [{"int": 3}, {"tensor": "fp16", ...}, ...]."""
+    import sys
+    torch = sys.modules.get("torch")
+    named = {}
+    names = [p.name for p in fn.params] + list(AUTOTUNE_OPTIONS)
+    for name, tagged in zip(names, arguments):
+        if "tensor" in tagged:
+            dtype = tagged["tensor"]
+            if torch is not None and dtype in _TORCH_NAMES:
+                dtype = getattr(torch, _TORCH_NAMES[dtype])
+            named[name] = TensorArgument(name, dtype, tagged["element_size"], tagged["address"])
+        elif "missing" not in tagged:
+            named[name] = _untag_value(tagged)
+    return named
+
+
+def evaluate_heuristic(file, module, function, search_path, decorator, name, arguments_json):
+    """Calls heuristic `name` of decorator `decorator` (0: outermost) with the call's arguments."""
+    kernel = load_kernel(file, module, function, list(search_path))
+    wrapper = kernel.chain[decorator]
+    value = wrapper.values[name](_named_arguments(kernel.fn, json.loads(arguments_json)))
+    return json.dumps(_tag_value(value))
+
+
+def prune_configs(file, module, function, search_path, decorator, arguments_json):
+    """The indices of the configs an autotuner's prune_configs_by keeps, best first."""
+    kernel = load_kernel(file, module, function, list(search_path))
+    tuner = kernel.chain[decorator]
+    tuner.nargs = _named_arguments(kernel.fn, json.loads(arguments_json))
+    try:
+        kept = tuner.prune_configs({})
+    finally:
+        tuner.nargs = None
+    index = {id(c): i for i, c in enumerate(tuner.configs)}
+    return json.dumps([index[id(c)] for c in kept])
 
 
 

@@ -3,8 +3,9 @@ side evaluates on every call without Python (src/runtime/heuristics.h is the eva
 
 A program is a list of instructions for a stack machine; each is a list [op, operand?]:
 
-    ["int", v] ["float", hex] ["bool", b] ["none"] ["dtype", "fp16"]   push a constant
-    ["arg", i]            push the value of parameter i (an int, float, bool or None)
+    ["int", v] ["float", hex] ["bool", b] ["none"] ["str", s] ["dtype", "fp16"]   a constant
+    ["arg", i]            push the value of parameter i (an int, float, bool, str or None)
+    ["is_none", i]        push whether parameter i is None (a tensor is not)
     ["dtype_of", i]       push the dtype of tensor parameter i
     ["element_size", i]   push the element size of tensor parameter i
     ["add"] ["sub"] ["mul"] ["truediv"] ["floordiv"] ["mod"] ["pow"]
@@ -109,10 +110,9 @@ def _same_code(node, code):
 
 
 class _Translator:
-    def __init__(self, fn, params, tensors, arg_name):
+    def __init__(self, fn, params, arg_name):
         self.fn = fn
-        self.params = params  # parameter name -> index
-        self.tensors = tensors  # names of pointer parameters (tensors)
+        self.params = params  # name -> index: the kernel's parameters, and options inside an autotuner
         self.arg = arg_name  # the name of the lambda's argument ("args")
         self.scope = dict(fn.__globals__)
         if fn.__closure__:
@@ -161,6 +161,8 @@ class _Translator:
             self.emit("float", value.hex())
         elif value is None:
             self.emit("none")
+        elif isinstance(value, str):
+            self.emit("str", value)
         elif hasattr(value, "value") and type(value).__name__ == "constexpr":
             self.constant(value.value, node)
         elif type(value).__module__ == "torch" and type(value).__name__ == "dtype":
@@ -185,14 +187,12 @@ class _Translator:
         name = self.argument(node)
         if name is None:
             self.fail(node, "a subscript other than args['name']")
-        if name in self.tensors:
-            self.fail(node, f"the tensor args['{name}'] itself")
-        self.emit("arg", self.params[name])
+        self.emit("arg", self.params[name])  # a tensor here is an error when evaluated
 
     def x_Attribute(self, node):
         name = self.argument(node.value)
         if name is not None:
-            if name in self.tensors and node.attr == "dtype":
+            if node.attr == "dtype":
                 return self.emit("dtype_of", self.params[name])
             self.fail(node, f"the attribute '{node.attr}' of args['{name}']")
         try:
@@ -238,9 +238,15 @@ class _Translator:
             if isinstance(op, (ast.Is, ast.IsNot)):
                 if not (isinstance(right, ast.Constant) and right.value is None):
                     self.fail(node, "'is' with anything but None")
-                self.expression(left)
-                self.emit("none")
-                self.emit("eq" if isinstance(op, ast.Is) else "ne")
+                name = self.argument(left)
+                if name is not None:  # a tensor argument is not None, whatever its value
+                    self.emit("is_none", self.params[name])
+                    if isinstance(op, ast.IsNot):
+                        self.emit("not")
+                else:
+                    self.expression(left)
+                    self.emit("none")
+                    self.emit("eq" if isinstance(op, ast.Is) else "ne")
             elif isinstance(op, (ast.In, ast.NotIn)):
                 if not isinstance(right, (ast.Tuple, ast.List, ast.Set)) or not right.elts:
                     self.fail(node, "'in' with anything but a literal tuple, list or set")
@@ -281,10 +287,11 @@ class _Translator:
             self.fail(node, "a call with keyword arguments")
         func = node.func
         # args["x"].element_size()
-        if isinstance(func, ast.Attribute) and func.attr == "element_size" and not node.args:
+        if isinstance(func, ast.Attribute) and self.argument(func.value) is not None:
             name = self.argument(func.value)
-            if name is not None and name in self.tensors:
+            if func.attr == "element_size" and not node.args:
                 return self.emit("element_size", self.params[name])
+            self.fail(node, f"the method '{func.attr}' of args['{name}']")
         try:
             target = self.resolve(func)
         except Untranslatable:
@@ -316,9 +323,9 @@ class _Translator:
         self.emit("call", name, len(node.args))
 
 
-def translate(fn, params, tensors):
-    """(program, None) for a heuristic of a kernel with `params` (name -> index) of which
-    `tensors` are pointers, or (None, reason) when it needs Python."""
+def translate(fn, params):
+    """(program, None) for a heuristic of a kernel with `params` (name -> index), or
+    (None, reason) when it needs Python."""
     try:
         node = _function_node(fn)
         if isinstance(node, ast.Lambda):
@@ -330,7 +337,7 @@ def translate(fn, params, tensors):
             body = node.body[0].value
         if len(arguments.args) != 1 or arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
             raise Untranslatable("a function that does not take exactly one argument (the dict of arguments)")
-        translator = _Translator(fn, params, tensors, arguments.args[0].arg)
+        translator = _Translator(fn, params, arguments.args[0].arg)
         translator.expression(body)
         return translator.program, None
     except Untranslatable as why:

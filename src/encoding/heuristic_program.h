@@ -1,0 +1,55 @@
+// A @triton.heuristics function translated by the compile script (triton_jit_heuristics.py) into
+// a program for a small stack machine, evaluated on every call of a decorated kernel: no Python,
+// no allocation. Python's semantics for int (within 64 bits: beyond is an error, not a wrong
+// value), float, bool, None and torch dtypes; Python's errors (division by zero, math domain)
+// become ValueError naming the kernel and the heuristic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "triton_jit/arguments.h"
+
+namespace triton_jit::detail {
+
+class HeuristicProgram {
+ public:
+  // Parses and checks a program (instructions known, operands in range, jumps forward, the stack
+  // within its limit, one value left). Throws Error naming what is wrong.
+  static HeuristicProgram parse(const nlohmann::json& program, std::size_t num_params);
+
+  // Evaluates with the call's arguments (one slot per kernel parameter). Throws ValueError or
+  // TypeError "<kernel>: heuristic '<name>': <what Python would have raised>".
+  ArgSlot evaluate(const ArgSlot* params, const std::string& kernel, const std::string& name) const;
+
+  std::size_t size() const noexcept { return code_.size(); }
+
+  enum class Op : uint8_t {
+    kInt, kFloat, kBool, kNone, kDType, kArg, kIsNone, kDTypeOf, kElementSize,
+    kAdd, kSub, kMul, kTrueDiv, kFloorDiv, kMod, kPow, kLShift, kRShift, kAnd, kOr, kXor,
+    kNeg, kPos, kInvert, kNot,
+    kEq, kNe, kLt, kLe, kGt, kGe,
+    kMin, kMax, kAbs, kToInt, kToFloat, kToBool, kNextPowerOf2, kCdiv, kLog2, kCeil, kFloor, kSqrt,
+    kJump, kJumpIfFalse, kOrJump, kAndJump,
+  };
+  struct Instruction {
+    Op op;
+    uint8_t count = 0;   // arguments of min / max
+    uint32_t target = 0;  // parameter index, or jump target
+    union {
+      int64_t i;
+      double f;
+    } value{.i = 0};
+  };
+
+  static constexpr int kMaxStack = 32;
+
+ private:
+  std::vector<Instruction> code_;
+  std::vector<std::string> strings_;  // "str" constants; slots may point into them
+};
+
+}  // namespace triton_jit::detail

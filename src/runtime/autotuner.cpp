@@ -1,0 +1,344 @@
+#include "runtime/autotuner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "cache/bundle.h"
+#include "common/log.h"
+#include "common/settings.h"
+#include "runtime/variant_builder.h"
+#include "triton_jit/errors.h"
+
+// Note [Autotuning]
+// As Triton's Autotuner does: the key is the values of the `key` arguments and the dtypes of the
+// tensor arguments; a new key benchmarks every config left after prune_configs_by (its
+// early_config_prune and perf_model run in Python, with tensors described by dtype, element size
+// and address) and keeps the one with the smallest (median, 20th, 80th percentile) time, each
+// measured as triton.testing.do_bench measures. Configs that fail to compile or load (too much
+// shared memory, too many registers) are skipped, as Triton skips them.
+// Unlike Triton, tuning never changes the caller's data: the tensors named by reset_to_zero and
+// restore_value are saved first, zeroed (reset_to_zero) before every benchmarked run and restored
+// (restore_value) after it, as Triton's hooks do, and all of them are put back before the real
+// launch. The choice is kept per key and device (in memory), and per key and kind of device, with
+// the kernel's sources, configs and Triton's version, in the persistent cache and bundles.
+
+namespace triton_jit::detail {
+namespace {
+
+using Impl = TritonJITFunction::Impl;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+std::vector<uint64_t> persisted_key(const VariantKey& key) {
+  return std::vector<uint64_t>(key.words + 1, key.words + key.size);  // without the device index
+}
+
+// One config being tried: its call, encoded, and its kernel loaded on the device.
+struct Trial {
+  int config = 0;
+  PreparedCall call;
+  EncodedCall encoded;
+  const ActiveBackend::Kernel* kernel = nullptr;
+  std::array<double, 3> times{kInfinity, kInfinity, kInfinity};
+  std::string failure;
+};
+
+struct Snapshot {
+  void* data;
+  void* saved;
+  std::size_t bytes;
+  bool zero;  // reset_to_zero: zeroed before each run
+  bool restore_each_run;  // restore_value: restored after each run
+};
+
+struct RunContext {
+  Trial* trial;
+  const std::vector<Snapshot>* snapshots;
+};
+
+void run_trial(void* context) {
+  auto& c = *static_cast<RunContext*>(context);
+  Trial& t = *c.trial;
+  const Stream stream = t.call.config.stream;
+  for (const auto& s : *c.snapshots) {
+    if (s.zero) ActiveBackend::fill_zero(s.data, s.bytes, stream);
+  }
+  ActiveBackend::launch(*t.kernel, t.call.config, t.encoded.params, t.encoded.num_kernel_params,
+                        &t.encoded.cells[t.encoded.num_kernel_params]);
+  for (const auto& s : *c.snapshots) {
+    if (s.restore_each_run) ActiveBackend::copy(s.data, s.saved, s.bytes, stream);
+  }
+}
+
+// Saves the tensors tuning may change, and puts them back when it ends (however it ends).
+class Snapshots {
+ public:
+  Snapshots(Impl& f, const PreparedCall& call, int device) : device_(device), stream_(call.config.stream) {
+    const AutotuneSpec& a = *f.sig.autotune;
+    auto add = [&](std::size_t p, bool zero) {
+      for (auto& s : list_) {
+        if (s.data == call.slots[p].value.p) {
+          s.zero = s.zero || zero;
+          s.restore_each_run = s.restore_each_run || !zero;
+          return;
+        }
+      }
+      const ArgSlot& slot = call.slots[p];
+      if (slot.kind != ArgKind::kPointer) {
+        throw ValueError(fmt::format("{}: argument '{}' of {} is not a tensor", f.sig.name, f.sig.params[p].name,
+                                     zero ? "reset_to_zero" : "restore_value"));
+      }
+      if (slot.extent == 0) {
+        throw ValueError(fmt::format(
+            "{}: tuning must save argument '{}' ({}), and its size is unknown: pass a tensor, or "
+            "triton_jit::device_pointer(ptr, dtype, device, bytes)",
+            f.sig.name, f.sig.params[p].name, zero ? "reset_to_zero" : "restore_value"));
+      }
+      void* saved = ActiveBackend::allocate(device, slot.extent);
+      list_.push_back(Snapshot{const_cast<void*>(slot.value.p), saved, slot.extent, zero, !zero});
+      ActiveBackend::copy(saved, slot.value.p, slot.extent, stream_);
+    };
+    for (std::size_t p : a.reset_to_zero) add(p, true);
+    for (std::size_t p : a.restore_value) add(p, false);
+  }
+  ~Snapshots() {
+    for (const auto& s : list_) {
+      try {
+        ActiveBackend::copy(s.data, s.saved, s.bytes, stream_);
+      } catch (...) {  // the launch that follows reports the driver's state
+      }
+      ActiveBackend::release(device_, s.saved);  // waits for the copy (cuMemFree synchronises)
+    }
+  }
+  Snapshots(const Snapshots&) = delete;
+  Snapshots& operator=(const Snapshots&) = delete;
+  const std::vector<Snapshot>& list() const { return list_; }
+
+ private:
+  int device_;
+  Stream stream_;
+  std::vector<Snapshot> list_;
+};
+
+bool faster(const std::array<double, 3>& a, const std::array<double, 3>& b) { return a < b; }
+
+// Prepares, compiles and loads one config; a failure is recorded, not thrown.
+void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int device, Trial& t) {
+  copy_call(f.sig, call, t.call);
+  apply_config(f.sig, t.config, t.call);
+  try {
+    run_decorators(f, t.call, after, device);
+    if (t.call.config.grid_fn != nullptr) {
+      t.call.config.grid = t.call.config.grid_fn(
+          LaunchMeta(&f.sig, t.call.slots, f.sig.params.size(), t.call.config), t.call.config.grid_data);
+    }
+    const ResolvedOptions options = f.resolve(t.call.config, ActiveBackend::device_target(device));
+    encode_call(f.sig, options, t.call.slots, f.sig.params.size(), device, t.encoded);
+    const Variant* v = f.cache.find(t.encoded.key);
+    if (v == nullptr) v = find_or_build_variant(f, options, t.encoded.key, t.call.slots, f.sig.params.size());
+    t.kernel = v->loaded[device].load(std::memory_order_acquire);
+    if (t.kernel == nullptr) t.kernel = load_on_device(f, *v, device);
+  } catch (const CompileError& e) {
+    t.failure = e.what();
+  } catch (const ValueError& e) {  // over the device's shared memory, threads or registers
+    t.failure = e.what();
+  }
+}
+
+const TuningChoice* publish(Impl& f, std::unique_ptr<TuningChoice> choice) {
+  return with_function_lock(f, [&]() -> const TuningChoice* {
+    if (const TuningChoice* existing = f.tuned.find(choice->key)) return existing;
+    return f.tuned.insert(std::move(choice));
+  });
+}
+
+std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device, const VariantKey& key,
+                                   const std::string& device_name) {
+  const AutotuneSpec& a = *f.sig.autotune;
+  const auto started = Clock::now();
+  const std::size_t after = autotune_step(f.sig) + 1;
+  std::vector<std::unique_ptr<Trial>> trials;
+  for (int c : candidate_configs(f, call)) {
+    auto t = std::make_unique<Trial>();
+    t->config = c;
+    prepare_trial(f, call, after, device, *t);
+    trials.push_back(std::move(t));
+  }
+  const auto compiled = Clock::now();
+  {
+    Snapshots snapshots(f, call, device);
+    for (auto& t : trials) {
+      if (t->kernel == nullptr) continue;
+      RunContext context{t.get(), &snapshots.list()};
+      t->times = ActiveBackend::benchmark(device, t->call.config.stream, &run_trial, &context, 25.0, 100.0);
+    }
+  }
+  f.tunings.fetch_add(1, std::memory_order_relaxed);
+  const Trial* best = nullptr;
+  std::string failures;
+  for (const auto& t : trials) {
+    if (t->kernel == nullptr) failures += fmt::format("\n  config {} ({}): {}", t->config, a.configs[t->config].text, t->failure);
+    if (t->kernel != nullptr && (best == nullptr || faster(t->times, best->times))) best = t.get();
+  }
+  const std::string key_text = tuning_key_text(f.sig, call);
+  if (best == nullptr) {
+    throw Error(fmt::format("{}: no config could be compiled and run for key ({}):{}", f.sig.name, key_text, failures));
+  }
+  std::vector<double> milliseconds(a.configs.size(), kInfinity);
+  std::string report;
+  for (const auto& t : trials) {
+    milliseconds[t->config] = t->times[0];
+    report += fmt::format("\n  config {} ({}): {}", t->config, a.configs[t->config].text,
+                          t->kernel ? fmt::format("{:.4f} ms", t->times[0]) : "failed");
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  log(LogLevel::kInfo, "{}: tuned key ({}) on {} in {:.2f} s (compile and load {:.2f} s): config {}{}", f.sig.name,
+      key_text, device_name, seconds, std::chrono::duration<double>(compiled - started).count(), best->config, report);
+  Provenance provenance = f.provenance;
+  provenance.environment = compiler_environment_digest();
+  TuningEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)}, persisted_key(key),
+                    device_name, a.configs_digest, best->config, milliseconds};
+  store_tuning(f.id, entry);
+  record_bundle_entry(f.id.bundle_dir, tuning_file_name(entry.key, device_name, entry.configs), serialize_tuning(entry),
+                      f.sig.name);
+  return std::make_unique<TuningChoice>(key, best->config, "tuned", best->times[0]);
+}
+
+std::unique_ptr<TuningChoice> resolve(Impl& f, const PreparedCall& call, int device, const VariantKey& key) {
+  const AutotuneSpec& a = *f.sig.autotune;
+  const bool offline = hot_settings().offline.load(std::memory_order_relaxed);
+  const std::string device_name = ActiveBackend::device_name(device);
+  if (auto stored = load_tuning(f.id, persisted_key(key), device_name, a.configs_digest, offline)) {
+    const int config = stored->entry.config;
+    if (config >= 0 && static_cast<std::size_t>(config) < a.configs.size()) {
+      record_bundle_entry(f.id.bundle_dir, tuning_file_name(stored->entry.key, device_name, a.configs_digest),
+                          serialize_tuning(stored->entry), f.sig.name);
+      return std::make_unique<TuningChoice>(key, config, stored->source == EntrySource::kBundle ? "bundle" : "cache",
+                                            stored->entry.milliseconds[static_cast<std::size_t>(config)]);
+    }
+  }
+  if (offline) {
+    const int fallback = hot_settings().autotune_fallback.load(std::memory_order_relaxed);
+    if (fallback >= 0 && static_cast<std::size_t>(fallback) < a.configs.size()) {
+      log(LogLevel::kWarn, "{}: key ({}) was never tuned on {}; using config {} (the fallback) in offline mode",
+          f.sig.name, tuning_key_text(f.sig, call), device_name, fallback);
+      return std::make_unique<TuningChoice>(key, fallback, "fallback", 0.0);
+    }
+    throw Error(fmt::format(
+        "{}: no tuned config for key ({}) on {}, and tuning is disabled (offline mode). Tune it: run the same call "
+        "once online with the same TRITON_JIT_CACHE_DIR, or record a bundle (TRITON_JIT_RECORD_BUNDLE) of such a run; "
+        "or set TRITON_JIT_AUTOTUNE_FALLBACK=first (or a config index) to use a config untuned",
+        f.sig.name, tuning_key_text(f.sig, call), device_name));
+  }
+  return tune(f, call, device, key, device_name);
+}
+
+const TuningChoice* tune_new_key(Impl& f, const PreparedCall& call, int device, const VariantKey& key) {
+  std::shared_ptr<TuningFlight> flight;
+  bool leader = false;
+  const TuningChoice* found = with_function_lock(f, [&]() -> const TuningChoice* {
+    if (const TuningChoice* c = f.tuned.find(key)) return c;
+    for (const auto& in : f.tuning_in_flight) {
+      if (in->key == key) flight = in;
+    }
+    if (!flight) {
+      flight = std::make_shared<TuningFlight>(key);
+      f.tuning_in_flight.push_back(flight);
+      leader = true;
+    }
+    return nullptr;
+  });
+  if (found != nullptr) return found;
+  if (!leader) {
+    run_without_gil([&] {
+      std::unique_lock<std::mutex> lock(f.mutex);
+      f.done_cv->wait(lock, [&] { return flight->done; });
+    });
+    if (flight->error) std::rethrow_exception(flight->error);
+    return flight->result;
+  }
+  std::unique_ptr<TuningChoice> made;
+  std::exception_ptr error;
+  try {
+    made = resolve(f, call, device, key);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  const TuningChoice* result = with_function_lock(f, [&]() -> const TuningChoice* {
+    const TuningChoice* published = nullptr;
+    if (made) published = f.tuned.find(key) ? f.tuned.find(key) : f.tuned.insert(std::move(made));
+    flight->done = true;
+    flight->result = published;
+    flight->error = error;
+    std::erase(f.tuning_in_flight, flight);
+    f.done_cv->notify_all();
+    return published;
+  });
+  if (error) std::rethrow_exception(error);
+  return result;
+}
+
+}  // namespace
+
+void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCall& to) {
+  for (std::size_t i = 0; i < sig.params.size() + kOptionSlots; ++i) std::construct_at(&to.slots[i], from.slots[i]);
+  to.config = from.config;
+}
+
+int choose_config(Impl& f, const PreparedCall& call, int device) {
+  const AutotuneSpec& a = *f.sig.autotune;
+  const int forced = f.forced_config.load(std::memory_order_relaxed);
+  if (forced >= 0) return forced;
+  if (a.configs.size() == 1 || !hot_settings().autotune.load(std::memory_order_relaxed)) return 0;
+  VariantKey key;
+  tuning_key(f.sig, call, device, key);
+  if (const TuningChoice* c = f.tuned.find(key)) [[likely]] return c->config;
+  return tune_new_key(f, call, device, key)->config;
+}
+
+std::optional<AutotuneChoice> known_choice(Impl& f, const PreparedCall& call, int device) {
+  const AutotuneSpec& a = *f.sig.autotune;
+  auto choice = [&](int config, std::string source, double ms) {
+    return AutotuneChoice{config, a.configs[static_cast<std::size_t>(config)].text, std::move(source), ms};
+  };
+  if (const int forced = f.forced_config.load(std::memory_order_relaxed); forced >= 0) return choice(forced, "forced", 0);
+  if (a.configs.size() == 1) return choice(0, "single config", 0);
+  if (!hot_settings().autotune.load(std::memory_order_relaxed)) return choice(0, "autotune off", 0);
+  VariantKey key;
+  tuning_key(f.sig, call, device, key);
+  if (const TuningChoice* c = f.tuned.find(key)) return choice(c->config, c->source, c->milliseconds);
+  if (!ActiveBackend::available()) return std::nullopt;
+  const std::string device_name = ActiveBackend::device_name(device);
+  if (auto stored = load_tuning(f.id, persisted_key(key), device_name, a.configs_digest,
+                                hot_settings().offline.load(std::memory_order_relaxed))) {
+    const int config = stored->entry.config;
+    if (config >= 0 && static_cast<std::size_t>(config) < a.configs.size()) {
+      return choice(config, stored->source == EntrySource::kBundle ? "bundle" : "cache", 0);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<int> candidate_configs(Impl& f, const PreparedCall& call) {
+  const AutotuneSpec& a = *f.sig.autotune;
+  std::vector<int> all;
+  for (std::size_t i = 0; i < a.configs.size(); ++i) all.push_back(static_cast<int>(i));
+  if (!a.prune) return all;
+  const std::string kept = compiler_bridge().prune_configs(f.location, a.decorator, arguments_json(f.sig, call));
+  auto j = nlohmann::json::parse(kept, nullptr, false);
+  std::vector<int> out;
+  if (j.is_array()) {
+    for (const auto& i : j) {
+      if (i.is_number_unsigned() && i.get<uint64_t>() < a.configs.size()) out.push_back(static_cast<int>(i.get<uint64_t>()));
+    }
+  }
+  if (out.empty()) throw Error(fmt::format("{}: prune_configs_by kept no config", f.sig.name));
+  return out;
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,28 @@
+// @triton.autotune from C++: the config for a call's key, tuned once per key (and per kind of
+// device), remembered in memory, the persistent cache and bundles. See Note [Autotuning].
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "runtime/decorators.h"
+
+namespace triton_jit::detail {
+
+// The config for a call whose decorator steps before the autotuner have run: forced, the first
+// when autotuning is off or there is one config, the key's choice; a new key is tuned first
+// (concurrent first calls tune once). The hit path: an atomic load, the key's hash, a lock-free
+// lookup.
+int choose_config(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
+
+// What is known for the call's key without tuning: forced, off, this process's choice, the
+// cache's or a bundle's. nullopt when nothing is.
+std::optional<AutotuneChoice> known_choice(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
+
+// The configs worth trying for a call: every one, or those prune_configs_by keeps (Python).
+std::vector<int> candidate_configs(TritonJITFunction::Impl& f, const PreparedCall& call);
+
+// A copy of a prepared call (its bound slots and configuration).
+void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCall& to);
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,299 @@
+#include "runtime/decorators.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/settings.h"
+#include "runtime/autotuner.h"
+#include "triton_jit/errors.h"
+
+// Note [Decorated calls]
+// Triton binds a call's positional arguments to the kernel's parameters in order and lets the
+// decorators set the rest: @triton.autotune a config's values and options, @triton.heuristics
+// computed values, each decorator seeing what the ones outside it set. A C++ call passes the
+// parameters no decorator sets, in order; the decorators then run from the outermost in, on an
+// array of every parameter followed by the options an autotuner passes inward. A call that
+// passes every parameter bypasses them (what callers had to do before decorators ran in C++).
+// The hit path: copy the slots, run each heuristic program, hash the tuning key and find it in
+// a lock-free table, copy the config's values. Tuning itself is in autotuner.cpp.
+
+namespace triton_jit::detail {
+namespace {
+
+using Impl = TritonJITFunction::Impl;
+
+const char* kOptionNames[kOptionSlots] = {"num_warps", "num_stages", "num_ctas", "maxnreg"};
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_decorated_count(const KernelSignature& sig, std::size_t given) {
+  std::string names;
+  for (std::size_t p : sig.user_params) names += (names.empty() ? "" : ", ") + sig.params[p].name;
+  std::string tuned, computed;
+  if (sig.autotune) {
+    std::vector<bool> listed(sig.params.size(), false);
+    for (const auto& c : sig.autotune->configs) {
+      for (const auto& [param, value] : c.kwargs) {
+        if (!listed[param]) tuned += (tuned.empty() ? "" : ", ") + sig.params[param].name;
+        listed[param] = true;
+      }
+    }
+  }
+  for (const auto& h : sig.heuristics) computed += (computed.empty() ? "" : ", ") + h.name;
+  std::string set_by;
+  if (!tuned.empty()) set_by += tuned + " come from @triton.autotune";
+  if (!computed.empty()) set_by += (set_by.empty() ? "" : " and ") + computed + " from @triton.heuristics";
+  const std::string range = sig.num_required_user == sig.user_params.size()
+                                ? std::to_string(sig.user_params.size())
+                                : fmt::format("{} to {}", sig.num_required_user, sig.user_params.size());
+  throw TypeError(fmt::format("{}: expected {} arguments ({}), got {}; {} (pass all {} parameters to set them yourself)",
+                              sig.name, range, names, given, set_by, sig.params.size()));
+}
+
+const ArgSlot& default_of(const KernelSignature& sig, std::size_t p) {
+  const ParamSpec& spec = sig.params[p];
+  if (!spec.default_error.empty()) [[unlikely]] {
+    throw TypeError(fmt::format("{}: argument {} '{}' must be passed from C++: its Python default is {}", sig.name, p,
+                                spec.name, spec.default_error));
+  }
+  return spec.default_value;
+}
+
+// Values Python returns (strings) must outlive the call: kept for the process.
+const char* intern(std::string text) {
+  static auto* mutex = new std::mutex();
+  static auto* strings = new std::deque<std::string>();
+  std::lock_guard<std::mutex> lock(*mutex);
+  for (const auto& s : *strings) {
+    if (s == text) return s.data();
+  }
+  return strings->emplace_back(std::move(text)).data();
+}
+
+nlohmann::json tagged(const ArgSlot& s) {
+  switch (s.kind) {
+    case ArgKind::kNone: return {{"none", nullptr}};
+    case ArgKind::kBool: return {{"bool", s.value.i != 0}};
+    case ArgKind::kInt: return {{"int", s.value.i}};
+    case ArgKind::kUInt: return {{"int", s.value.u}};
+    case ArgKind::kFloat: return {{"float", fmt::format("{:a}", s.value.f)}};
+    case ArgKind::kString: return {{"str", std::string(s.value.s, s.size)}};
+    case ArgKind::kPointer:
+      return {{"tensor", dtype_name(s.dtype)},
+              {"element_size", scalar_size(s.dtype)},
+              {"address", reinterpret_cast<uintptr_t>(s.value.p)}};
+    default: return {{"missing", true}};
+  }
+}
+
+ArgSlot python_heuristic(Impl& f, const HeuristicSpec& h, const PreparedCall& call) {
+  if (hot_settings().offline.load(std::memory_order_relaxed)) {
+    throw Error(fmt::format("{}: heuristic '{}' needs Python ({}), and Python is not used in offline mode", f.sig.name,
+                            h.name, h.untranslated));
+  }
+  if (!f.python_heuristics_noted.exchange(true)) {
+    log(LogLevel::kInfo, "{}: heuristic '{}' runs in Python on every call: {}", f.sig.name, h.name, h.untranslated);
+  }
+  const std::string result =
+      compiler_bridge().evaluate_heuristic(f.location, h.decorator, h.name, arguments_json(f.sig, call));
+  auto value = nlohmann::json::parse(result, nullptr, false);
+  ArgSlot slot;
+  if (!value.is_object() || value.size() != 1) throw Error(fmt::format("{}: heuristic '{}' returned {}", f.sig.name, h.name, result));
+  const std::string kind = value.begin().key();
+  const auto& v = value.begin().value();
+  if (kind == "none") {
+    slot.kind = ArgKind::kNone;
+  } else if (kind == "bool") {
+    slot.kind = ArgKind::kBool;
+    slot.value.i = v.get<bool>() ? 1 : 0;
+  } else if (kind == "int" && v.is_number_integer() && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX)) {
+    slot.kind = ArgKind::kInt;
+    slot.value.i = v.get<int64_t>();
+  } else if (kind == "float") {
+    slot.kind = ArgKind::kFloat;
+    slot.value.f = std::strtod(v.get<std::string>().c_str(), nullptr);
+  } else if (kind == "str") {
+    slot.kind = ArgKind::kString;
+    const std::string text = v.get<std::string>();
+    slot.size = static_cast<uint32_t>(text.size());
+    slot.value.s = intern(text);
+  } else {
+    throw TypeError(fmt::format("{}: heuristic '{}' returned {}, which a constexpr cannot hold", f.sig.name, h.name,
+                                v.dump()));
+  }
+  return slot;
+}
+
+// A heuristic that sets a launch option (num_warps, num_stages, num_ctas, maxnreg).
+void set_option(const KernelSignature& sig, const HeuristicSpec& h, PreparedCall& call) {
+  const ArgSlot& v = call.slots[h.param];
+  if (v.kind != ArgKind::kInt || v.value.i < 0 || v.value.i > 1024) {
+    throw ValueError(fmt::format("{}: heuristic '{}' must give a small non-negative integer", sig.name, h.name));
+  }
+  const int value = static_cast<int>(v.value.i);
+  switch (h.param - sig.params.size()) {
+    case 0: call.config.num_warps = value; break;
+    case 1: call.config.num_stages = value; break;
+    case 2: call.config.num_ctas = value; break;
+    default: call.config.maxnreg = value; break;
+  }
+}
+
+}  // namespace
+
+int option_or_default(int value, int fallback, int otherwise) { return value > 0 ? value : fallback > 0 ? fallback : otherwise; }
+
+Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::size_t n, PreparedCall& call) {
+  const std::size_t np = sig.params.size();
+  const std::size_t nu = sig.user_params.size();
+  Binding binding;
+  if (n >= sig.num_required_user && n <= nu) [[likely]] {
+    for (std::size_t i = 0; i < np + kOptionSlots; ++i) std::construct_at(&call.slots[i]);
+    for (std::size_t i = 0; i < nu; ++i) {
+      const std::size_t p = sig.user_params[i];
+      call.slots[p] = i < n ? args[i] : default_of(sig, p);
+    }
+    binding = Binding::kDecorated;
+  } else if (n >= sig.num_required && n <= np) {
+    for (std::size_t i = 0; i < np; ++i) std::construct_at(&call.slots[i], i < n ? args[i] : default_of(sig, i));
+    for (std::size_t i = np; i < np + kOptionSlots; ++i) std::construct_at(&call.slots[i]);
+    binding = Binding::kExplicit;
+  } else {
+    throw_decorated_count(sig, n);
+  }
+  return binding;
+}
+
+void apply_config(const KernelSignature& sig, int index, PreparedCall& call) {
+  const AutotuneConfig& c = sig.autotune->configs[static_cast<std::size_t>(index)];
+  for (const auto& [param, value] : c.kwargs) call.slots[param] = value;
+  LaunchConfig& lc = call.config;
+  if (c.options.num_warps > 0) lc.num_warps = c.options.num_warps;
+  if (c.options.num_stages > 0) lc.num_stages = c.options.num_stages;
+  if (c.options.num_ctas > 0) lc.num_ctas = c.options.num_ctas;
+  if (c.options.maxnreg > 0) lc.maxnreg = c.options.maxnreg;
+  const std::size_t np = sig.params.size();
+  const int values[kOptionSlots] = {option_or_default(lc.num_warps, sig.defaults.num_warps, 4),
+                                    option_or_default(lc.num_stages, sig.defaults.num_stages, 3),
+                                    option_or_default(lc.num_ctas, sig.defaults.num_ctas, 1), lc.maxnreg};
+  for (std::size_t k = 0; k < kOptionSlots; ++k) {
+    ArgSlot& s = call.slots[np + k];
+    s = ArgSlot{};
+    if (k == 3 && values[k] == 0) continue;  // maxnreg: None
+    s.kind = ArgKind::kInt;
+    s.value.i = values[k];
+  }
+}
+
+void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key) {
+  uint32_t w = 0;
+  key.words[w++] = static_cast<uint64_t>(device);
+  for (std::size_t p : sig.autotune->key_params) {
+    const ArgSlot& s = call.slots[p];
+    key.words[w++] = static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
+    if (s.kind == ArgKind::kString) {
+      const Digest d = digest(s.value.s, s.size);
+      key.words[w++] = d.high;
+      key.words[w++] = d.low;
+    } else if (s.kind != ArgKind::kPointer && s.kind != ArgKind::kNone) {
+      key.words[w++] = s.value.u;
+    }
+  }
+  // The dtype of every tensor argument, eight to a word.
+  uint64_t packed = 0;
+  unsigned in_word = 0;
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    if (call.slots[i].kind != ArgKind::kPointer) continue;
+    packed |= static_cast<uint64_t>(call.slots[i].dtype) << (8 * in_word);
+    if (++in_word == 8) {
+      key.words[w++] = packed;
+      packed = 0;
+      in_word = 0;
+    }
+  }
+  key.words[w++] = packed | (uint64_t{in_word} << 60);
+  key.size = w;
+  key.finish();
+}
+
+std::string arguments_json(const KernelSignature& sig, const PreparedCall& call) {
+  nlohmann::json arguments = nlohmann::json::array();
+  for (std::size_t i = 0; i < sig.params.size() + kOptionSlots; ++i) arguments.push_back(tagged(call.slots[i]));
+  return arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call) {
+  std::string text;
+  for (std::size_t p : sig.autotune->key_params) {
+    const ArgSlot& s = call.slots[p];
+    std::string value;
+    switch (s.kind) {
+      case ArgKind::kInt: value = std::to_string(s.value.i); break;
+      case ArgKind::kUInt: value = std::to_string(s.value.u); break;
+      case ArgKind::kFloat: value = fmt::format("{}", s.value.f); break;
+      case ArgKind::kBool: value = s.value.i ? "True" : "False"; break;
+      case ArgKind::kString: value = fmt::format("'{}'", std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kPointer: value = fmt::format("*{}", dtype_name(s.dtype)); break;
+      default: value = "None";
+    }
+    text += (text.empty() ? "" : ", ") + sig.params[p].name + "=" + value;
+  }
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    if (call.slots[i].kind == ArgKind::kPointer) text += (text.empty() ? "*" : ", *") + std::string(dtype_name(call.slots[i].dtype));
+  }
+  return text;
+}
+
+void run_decorators(Impl& f, PreparedCall& call, std::size_t first_step, int device, std::size_t end_step) {
+  const KernelSignature& sig = f.sig;
+  const std::size_t end = std::min(end_step, sig.steps.size());
+  for (std::size_t s = first_step; s < end; ++s) {
+    const DecoratorStep& step = sig.steps[s];
+    if (step.autotune) {
+      apply_config(sig, choose_config(f, call, device), call);
+      continue;
+    }
+    for (std::size_t k = step.first; k < step.first + step.count; ++k) {
+      const HeuristicSpec& h = sig.heuristics[k];
+      call.slots[h.param] = h.program ? h.program->evaluate(call.slots, sig.name, h.name) : python_heuristic(f, h, call);
+      if (h.param >= sig.params.size()) [[unlikely]] set_option(sig, h, call);
+    }
+  }
+}
+
+}  // namespace triton_jit::detail
+
+namespace triton_jit {
+
+const ArgSlot* LaunchMeta::find(std::string_view name) const {
+  const auto& sig = *static_cast<const detail::KernelSignature*>(signature_);
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    if (sig.params[i].name == name) return i < num_args_ ? &args_[i] : &sig.params[i].default_value;
+  }
+  return nullptr;
+}
+
+int64_t LaunchMeta::operator[](std::string_view name) const {
+  const auto& sig = *static_cast<const detail::KernelSignature*>(signature_);
+  if (name == "num_warps") return detail::option_or_default(config_.num_warps, sig.defaults.num_warps, 4);
+  if (name == "num_stages") return detail::option_or_default(config_.num_stages, sig.defaults.num_stages, 3);
+  if (name == "num_ctas") return detail::option_or_default(config_.num_ctas, sig.defaults.num_ctas, 1);
+  const ArgSlot* s = find(name);
+  if (s == nullptr) throw ValueError(fmt::format("{}: the grid asked for '{}', which is not a parameter", sig.name, name));
+  if (s->kind == ArgKind::kInt || s->kind == ArgKind::kBool) return s->value.i;
+  if (s->kind == ArgKind::kUInt) return static_cast<int64_t>(s->value.u);
+  throw ValueError(fmt::format("{}: the grid asked for '{}' as an integer, and it is not one", sig.name, name));
+}
+
+double LaunchMeta::real(std::string_view name) const {
+  const ArgSlot* s = find(name);
+  if (s != nullptr && s->kind == ArgKind::kFloat) return s->value.f;
+  return static_cast<double>((*this)[name]);
+}
+
+}  // namespace triton_jit

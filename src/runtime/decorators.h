@@ -1,0 +1,66 @@
+// Calls of kernels with @triton.heuristics and @triton.autotune: binding the caller's arguments
+// to the parameters no decorator sets, evaluating heuristics (translated programs; Python for
+// the rest), and applying the autotuner's config for the call's key. The hit path stays free of
+// allocation and locks: a lookup of the key and a few small programs. See Note [Decorated calls].
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/function_state.h"
+
+namespace triton_jit::detail {
+inline constexpr std::size_t kNoAutotune = ~std::size_t{0};
+// The index of the autotune step, or kNoAutotune.
+inline std::size_t autotune_step(const KernelSignature& sig) {
+  for (std::size_t s = 0; s < sig.steps.size(); ++s) {
+    if (sig.steps[s].autotune) return s;
+  }
+  return kNoAutotune;
+}
+}  // namespace triton_jit::detail
+
+namespace triton_jit::detail {
+
+// A decorated call's arguments: every parameter's value, then the autotuner's options (which
+// heuristics inside it may read), and the launch configuration the kernel gets.
+struct PreparedCall {
+  PreparedCall() noexcept {}  // slots are constructed as they are bound: no 3 KB clear per call
+  union {
+    ArgSlot slots[kMaxParams + kOptionSlots];
+  };
+  LaunchConfig config;
+};
+
+enum class Binding {
+  kDecorated,  // the parameters no decorator sets: the decorators run
+  kExplicit,   // every parameter: the decorators are bypassed, as before they were supported
+};
+
+// Fills call.slots from the caller's arguments and the parameters' defaults. Throws TypeError
+// naming the parameters and which decorator sets the others when the count fits neither form.
+Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::size_t n, PreparedCall& call);
+
+// Runs the decorator steps [first_step, end_step): heuristics set their parameters, the
+// autotuner its config's values and options (tuning a new key first).
+void run_decorators(TritonJITFunction::Impl& f, PreparedCall& call, std::size_t first_step, int device,
+                    std::size_t end_step = ~std::size_t{0});
+
+// Applies config `index` of the autotuner: its values to the slots, its options to the launch
+// configuration and the option slots.
+void apply_config(const KernelSignature& sig, int index, PreparedCall& call);
+
+// The tuning key of a call whose steps before the autotuner have run: the device, the values of
+// the `key` arguments and the dtypes of the tensor arguments, as Triton's Autotuner forms it.
+void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key);
+
+// The call's arguments as tagged JSON for Python code of the decorators (one per parameter and
+// option; tensors by dtype, element size and address).
+std::string arguments_json(const KernelSignature& sig, const PreparedCall& call);
+
+// A launch option: the config's value, else the kernel's default, else Triton's.
+int option_or_default(int value, int fallback, int otherwise);
+
+// Readable text of a tuning key, for messages: "M=4096, N=4096, K=512, *fp16, *fp16, *fp16".
+std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call);
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,249 @@
+// Kernels with @triton.autotune and @triton.heuristics called from C++ as they are written, on
+// CPU: real Triton compiles, the stand-in driver (tests/fake_cuda) launching and timing (a launch
+// whose block has FAKE_CUDA_FAST_BLOCK threads takes 1 us, others 5 us).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <barrier>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <dlfcn.h>
+
+#include <triton_jit/triton_jit.h>
+
+#include "../common/fresh_cache.h"
+#include "../fake_cuda/fake_cuda.h"
+
+using triton_jit::DType;
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJITFunction;
+using triton_jit::device_pointer;
+
+namespace {
+
+template <class Fn>
+Fn* hook(const char* name) {
+  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
+  return reinterpret_cast<Fn*>(dlsym(lib, name));
+}
+FakeLaunch last_launch() { return hook<FakeLaunch()>("fake_cuda_last_launch")(); }
+uint64_t fills() { return hook<uint64_t()>("fake_cuda_fill_count")(); }
+
+const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+alignas(64) float g_x[8192];
+alignas(64) float g_out[8192];
+
+const TritonJITFunction& kernel(const char* name) {
+  return TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", name);
+}
+
+LaunchConfig grid_by_block() {
+  LaunchConfig c;
+  c.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+    return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
+  };
+  return c;
+}
+
+template <class Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+struct FastBlock {  // which block size the stand-in device runs fastest, for one test
+  explicit FastBlock(const char* threads) { setenv("FAKE_CUDA_FAST_BLOCK", threads, 1); }
+  ~FastBlock() { unsetenv("FAKE_CUDA_FAST_BLOCK"); }
+};
+
+}  // namespace
+
+TEST(Decorated, ACallPassesOnlyWhatNoDecoratorSetsAndTheFastestConfigIsKept) {
+  FastBlock fast("256");  // config 2: num_warps=8
+  auto& f = const_cast<TritonJITFunction&>(kernel("scale_tuned"));
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  EXPECT_FALSE(f.autotune_choice(LaunchConfig{}, x, out, 4096, 2.0f).has_value());
+  f(grid_by_block(), x, out, 4096, 2.0f);
+  auto choice = f.autotune_choice(LaunchConfig{}, x, out, 4096, 2.0f);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->config, 2);
+  EXPECT_EQ(choice->text, "BLOCK=256, num_warps=8, num_stages=3");
+  EXPECT_EQ(choice->source, "tuned");
+  EXPECT_EQ(last_launch().block_x, 256u);
+  EXPECT_EQ(last_launch().grid[0], 16u);  // cdiv(4096, 256), from the grid function
+  EXPECT_EQ(f.stats().tunings, 1u);
+  const auto compiles = f.stats().compiles;
+  for (int i = 0; i < 10; ++i) f(grid_by_block(), x, out, 4096, 2.0f);
+  EXPECT_EQ(f.stats().tunings, 1u);  // the key's choice is remembered
+  EXPECT_EQ(f.stats().compiles, compiles);
+  f(grid_by_block(), x, out, 1000, 2.0f);  // a new key
+  EXPECT_EQ(f.stats().tunings, 2u);
+}
+
+TEST(Decorated, HeuristicsInsideTheAutotunerSeeItsConfig) {
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  LaunchConfig c;
+  const_cast<TritonJITFunction&>(f).force_autotune_config(1);  // BLOCK=128
+  EXPECT_NE(f.warmup(c, x, out, 4096, 2.0f).signature.find("BLOCK=128, EVEN=True"), std::string::npos);
+  EXPECT_NE(f.warmup(c, x, out, 4000, 2.0f).signature.find("BLOCK=128, EVEN=False"), std::string::npos);
+  const_cast<TritonJITFunction&>(f).force_autotune_config(-1);
+  EXPECT_THROW(const_cast<TritonJITFunction&>(f).force_autotune_config(4), triton_jit::ValueError);
+}
+
+TEST(Decorated, AHeuristicChoosesBlockAndWarps) {
+  auto& f = kernel("row_softmax");
+  auto x = device_pointer(g_x, DType::kFloat16);
+  auto v = f.warmup(LaunchConfig{}, x, x, 1000, 1024);
+  EXPECT_NE(v.signature.find("BLOCK=1024"), std::string::npos) << v.signature;
+  EXPECT_EQ(v.num_warps, 4);
+  v = f.warmup(LaunchConfig{}, x, x, 3000, 4096);
+  EXPECT_NE(v.signature.find("BLOCK=4096"), std::string::npos) << v.signature;
+  EXPECT_EQ(v.num_warps, 8);  // num_warps from the heuristic
+  LaunchConfig c;
+  c.grid = {64, 1, 1};
+  f(c, x, x, 1000, 1024);
+  EXPECT_EQ(last_launch().block_x, 128u);
+}
+
+TEST(Decorated, EveryParameterPassedBypassesTheDecorators) {
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  LaunchConfig c;
+  c.num_warps = 2;
+  auto v = f.warmup(c, x, x, 4096, 2.0f, 32, false);
+  EXPECT_NE(v.signature.find("BLOCK=32, EVEN=False"), std::string::npos) << v.signature;
+  EXPECT_EQ(v.num_warps, 2);
+}
+
+TEST(Decorated, AWrongCountNamesWhatTheDecoratorsSet) {
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  EXPECT_EQ(error_of([&] { f.warmup(LaunchConfig{}, x, x, 4096); }),
+            "scale_tuned: expected 4 arguments (x_ptr, out_ptr, n, factor), got 3; BLOCK come from "
+            "@triton.autotune and EVEN from @triton.heuristics (pass all 6 parameters to set them yourself)");
+}
+
+TEST(Decorated, ConfigHooksAreAClearErrorAtLoad) {
+  EXPECT_EQ(error_of([] { kernel("with_hook"); }).substr(0, 66),
+            "with_hook: its @triton.autotune has configs[0].pre_hook (<lambda>)");
+}
+
+TEST(Decorated, ConcurrentFirstCallsWithOneKeyTuneOnce) {
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  constexpr int kThreads = 8;
+  std::barrier start(kThreads);
+  const auto before = f.stats().tunings;
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      start.arrive_and_wait();
+      try {
+        f(grid_by_block(), x, x, 2048, 1.0f);  // a key no other test uses
+      } catch (...) {
+        ++errors;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(f.stats().tunings, before + 1);
+}
+
+TEST(Decorated, TheKeyHoldsTheTensorDtypes) {
+  auto& f = kernel("scale_tuned");
+  const auto before = f.stats().tunings;
+  f(grid_by_block(), device_pointer(g_x, DType::kFloat32), device_pointer(g_out, DType::kFloat32), 512, 1.0f);
+  f(grid_by_block(), device_pointer(g_x, DType::kFloat16), device_pointer(g_out, DType::kFloat16), 512, 1.0f);
+  f(grid_by_block(), device_pointer(g_x, DType::kFloat16), device_pointer(g_out, DType::kFloat16), 512, 1.0f);
+  EXPECT_EQ(f.stats().tunings, before + 2);
+}
+
+TEST(Decorated, TuningLeavesTheCallersDataAsItWas) {
+  auto& f = kernel("accumulate");
+  static float total[4] = {42.0f, 0, 0, 0};
+  auto x = device_pointer(g_x, DType::kFloat32);
+  const auto fills_before = fills();
+  f(grid_by_block(), x, device_pointer(total, DType::kFloat32, -2, sizeof(float)), 4096);
+  EXPECT_GT(fills(), fills_before);  // zeroed before each benchmarked run, as reset_to_zero says
+  EXPECT_EQ(total[0], 42.0f);        // and the caller's value put back before the real launch
+  EXPECT_EQ(f.stats().tunings, 1u);
+}
+
+TEST(Decorated, ATensorToSaveWithoutASizeIsAClearError) {
+  auto& f = kernel("accumulate");
+  static float total[4];
+  auto message = error_of([&] {
+    f(grid_by_block(), device_pointer(g_x, DType::kFloat32), device_pointer(total, DType::kFloat32), 999);
+  });
+  EXPECT_NE(message.find("accumulate: tuning must save argument 'total_ptr' (reset_to_zero), and its size is unknown"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Decorated, AutotuneOffUsesTheFirstConfig) {
+  triton_jit::set_autotune_enabled(false);
+  auto& f = kernel("scale_tuned");
+  const auto before = f.stats().tunings;
+  f(grid_by_block(), device_pointer(g_x, DType::kFloat32), device_pointer(g_out, DType::kFloat32), 777, 1.0f);
+  EXPECT_EQ(last_launch().block_x, 64u);  // config 0: num_warps=2
+  EXPECT_EQ(f.stats().tunings, before);
+  triton_jit::set_autotune_enabled(true);
+}
+
+TEST(Decorated, AnUntunedKeyOfflineIsAnErrorOrTheFallback) {
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  triton_jit::set_offline(true);
+  auto message = error_of([&] { f(grid_by_block(), x, x, 333, 1.0f); });
+  EXPECT_NE(message.find("scale_tuned: no tuned config for key (n=333, *fp32, *fp32) on fake, and tuning is "
+                         "disabled (offline mode)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("TRITON_JIT_AUTOTUNE_FALLBACK"), std::string::npos);
+  triton_jit::set_autotune_fallback(3);
+  triton_jit::set_offline(false);
+  f.warmup(LaunchConfig{}, x, x, 333, 1.0f);  // compile while online
+  triton_jit::set_offline(true);
+  f(grid_by_block(), x, x, 333, 1.0f);
+  EXPECT_EQ(last_launch().block_x, 128u);  // config 3: BLOCK=512, num_warps=4
+  triton_jit::set_autotune_fallback(-1);
+  triton_jit::set_offline(false);
+}
+
+TEST(Decorated, PruneConfigsByRunsInPython) {
+  auto& f = kernel("pruned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  f(grid_by_block(), x, x, 256);
+  auto choice = f.autotune_choice(LaunchConfig{}, x, x, 256);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_NE(choice->config, 2);  // BLOCK=1024 is pruned for n=256
+}
+
+TEST(Decorated, AHeuristicOutsideTheSubsetRunsInPython) {
+  auto& f = kernel("python_heuristic");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  EXPECT_NE(f.warmup(LaunchConfig{}, x, x, 10).signature.find("BLOCK=256"), std::string::npos);  // (10 % 7 + 1) * 64
+  triton_jit::set_offline(true);
+  auto message = error_of([&] { f.warmup(LaunchConfig{}, x, x, 11); });
+  EXPECT_NE(message.find("python_heuristic: heuristic 'BLOCK' needs Python"), std::string::npos) << message;
+  triton_jit::set_offline(false);
+}
+
+int main(int argc, char** argv) {
+  setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
+  setenv("TRITON_JIT_TARGET", "cuda:90", 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,77 @@
+"""Kernels with @triton.autotune and @triton.heuristics, written as kernel libraries write them,
+for the tests of decorated calls (tests/cpu/test_decorated.cpp, tests/gpu)."""
+import triton
+import triton.language as tl
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 64}, num_warps=2),
+        triton.Config({"BLOCK": 128}, num_warps=4),
+        triton.Config({"BLOCK": 256}, num_warps=8),
+        triton.Config({"BLOCK": 512}, num_warps=4, num_stages=2),
+    ],
+    key=["n"],
+)
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def scale_tuned(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets) * factor)
+    else:
+        mask = offsets < n
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor, mask=mask)
+
+
+@triton.heuristics({"BLOCK": lambda args: triton.next_power_of_2(args["n_cols"]),
+                    "num_warps": lambda args: 4 if args["n_cols"] <= 2048 else 8})
+@triton.jit
+def row_softmax(x_ptr, out_ptr, n_cols, row_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * row_stride + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    y = e / tl.sum(e, axis=0)
+    tl.store(out_ptr + row * row_stride + cols, y.to(out_ptr.dtype.element_ty), mask=cols < n_cols)
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 256}, num_warps=8)],
+    key=["n"],
+    reset_to_zero=["total_ptr"],
+)
+@triton.jit
+def accumulate(x_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    """total[0] += sum(x): tuning runs it many times, and reset_to_zero keeps the sum right."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(total_ptr, tl.sum(x, axis=0))
+
+
+@triton.heuristics({"BLOCK": lambda args: sum([args["n"] % 7, 1]) * 64})
+@triton.jit
+def python_heuristic(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, pre_hook=lambda nargs: nargs["out_ptr"].zero_()),
+                          triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def with_hook(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+
+def keep_small_blocks(configs, named_args, **kwargs):
+    return [c for c in configs if c.kwargs["BLOCK"] * 4 <= max(named_args["n"], 256)]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((64, 2), (128, 4), (1024, 8))],
+                 key=["n"], prune_configs_by={"early_config_prune": keep_small_blocks})
+@triton.jit
+def pruned(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)

@@ -1,0 +1,221 @@
+"""Golden test of @triton.heuristics in C++: heuristics in the styles real kernel libraries write
+are translated by the compile script, evaluated by the C++ evaluator, and compared with Python's
+own evaluation of the same function, over edge values (negative numbers, zero, powers of two,
+values past 2**31, Python's floor division and modulo of negatives). A value C++ gives must be
+Python's; an error C++ gives must be an error in Python too, except that C++ refuses any int
+beyond 64 bits, even in the middle of an expression (rather than wrap): that refusal is checked by
+running Python again on an int that raises there."""
+import itertools
+import json
+import math
+import random
+
+import pytest
+import torch  # noqa: F401  (loads libtorch before the parity module)
+import triton
+
+import triton_jit_heuristics
+import triton_jit_parity
+
+THRESHOLD = 4096
+
+# One "kernel": every name the heuristics below read, with the values each may take.
+INTS = [0, 1, 2, 3, 15, 16, 17, 31, 64, 127, 128, 1000, 1024, 4096, 65535, 2**31 - 1, 2**31, 2**31 + 1, 2**40,
+        3 * 2**40 + 7, 2**62, 2**63 - 1, -1, -2, -7, -16, -17, -128, -2**31, -2**31 - 1, -2**40 - 3, -2**62, -2**63]
+POSITIVE = [1, 2, 3, 8, 16, 17, 32, 64, 100, 128, 256, 1000, 1024, 2**31 + 5, 2**40]
+FLOATS = [0.0, -0.0, 0.5, 1.5, -2.25, 3.0, 1e-300, 1e300, -1e300, 0.1, 2.0**53, 7.0]
+DTYPES = ["fp16", "bf16", "fp32", "fp64", "i8", "i32", "i64", "u8"]
+DOMAINS = {
+    "N": INTS, "M": INTS, "K": INTS, "a": INTS, "b": INTS, "c": INTS, "e": list(range(-3, 70)) + [-100],
+    "BLOCK_M": POSITIVE, "BLOCK_K": POSITIVE, "BLOCK_SIZE": POSITIVE + [0, -8], "SPLIT_K": [1, 2, 4, 16],
+    "scale": FLOATS, "flag": [True, False], "bias": [None, ("tensor", "fp32")], "mode": ["fast", "exact", ""],
+    "x": [("tensor", d) for d in DTYPES], "y": [("tensor", d) for d in DTYPES],
+}
+PARAMS = {name: i for i, name in enumerate(DOMAINS)}
+
+
+def named_style(args):
+    return args["N"] // 2 if args["N"] % 2 == 0 else args["N"] * 3 + 1
+
+
+HEURISTICS = {
+    "even": lambda args: args["N"] % args["BLOCK_SIZE"] == 0,
+    "even_k": lambda args: args["K"] % (args["BLOCK_K"] * args["SPLIT_K"]) == 0,
+    "block_pow2": lambda args: triton.next_power_of_2(args["N"]),
+    "block_capped": lambda args: min(triton.next_power_of_2(args["N"]), 1024),
+    "block_floor": lambda args: max(16, triton.next_power_of_2(args["N"])),
+    "programs": lambda args: triton.cdiv(args["M"], args["BLOCK_M"]),
+    "warps": lambda args: 4 if args["N"] <= 2048 else 8 if args["N"] <= 8192 else 16,
+    "is_half": lambda args: args["x"].dtype == torch.float16,
+    "is_16bit": lambda args: args["x"].dtype in (torch.float16, torch.bfloat16),
+    "same_dtype": lambda args: args["x"].dtype == args["y"].dtype,
+    "bits": lambda args: args["x"].element_size() * 8,
+    "vector": lambda args: 16 // args["x"].element_size(),
+    "half_or_one": lambda args: args["N"] // 2 if args["N"] > 0 else 1,
+    "floordiv": lambda args: args["a"] // args["b"],
+    "modulo": lambda args: args["a"] % args["b"],
+    "truediv": lambda args: args["a"] / args["b"],
+    "square": lambda args: args["a"] ** 2,
+    "power": lambda args: 2 ** args["e"],
+    "power_float": lambda args: args["scale"] ** args["e"],
+    "shifts": lambda args: (args["a"] << 3) + (args["b"] >> 2),
+    "shift_by": lambda args: args["N"] >> args["e"],
+    "bit_ops": lambda args: args["a"] & 0xFF | (args["b"] ^ 3),
+    "invert": lambda args: ~args["a"],
+    "negate_abs": lambda args: -args["a"] + abs(args["b"]),
+    "log2": lambda args: int(math.log2(args["N"])) if args["N"] > 0 else 0,
+    "ceil_div": lambda args: math.ceil(args["N"] / 128),
+    "sqrt_floor": lambda args: math.floor(math.sqrt(args["N"])) if args["N"] >= 0 else -1,
+    "and_value": lambda args: args["flag"] and args["N"] > 1024,
+    "or_operand": lambda args: args["flag"] or args["N"],
+    "not": lambda args: not args["flag"],
+    "chained": lambda args: 0 < args["N"] <= 4096,
+    "float_compare": lambda args: args["scale"] * 2.0 > 1.5,
+    "to_float": lambda args: float(args["N"]) * args["scale"],
+    "to_bool": lambda args: bool(args["N"] % 16),
+    "has_bias": lambda args: args["bias"] is not None,
+    "bias_choice": lambda args: args["N"] if args["bias"] is None else args["N"] + 1,
+    "min3": lambda args: min(args["a"], args["b"], args["c"]),
+    "mixed_max": lambda args: max(args["scale"], args["a"]),
+    "past_2_31": lambda args: args["M"] * args["N"] >= 2 ** 31,
+    "pow2_negative": lambda args: triton.next_power_of_2(args["a"]),
+    "aligned": lambda args: args["a"] // 16 * 16 == args["a"],
+    "round_up": lambda args: (args["N"] + 127) // 128 * 128,
+    "module_constant": lambda args: args["N"] > THRESHOLD,
+    "mode": lambda args: args["mode"] == "fast",
+    "mode_choice": lambda args: "exact" if args["mode"] == "" else args["mode"],
+    "to_int": lambda args: int(args["scale"] * 10),
+    "int_float_equal": lambda args: args["a"] == float(args["a"]),
+    "named": named_style,
+}
+
+ERRORS = (ZeroDivisionError, ValueError, OverflowError, TypeError)
+SETS = 250
+
+
+class I64(int):
+    """An int that raises OverflowError when a result leaves the 64-bit range."""
+
+    @staticmethod
+    def wrap(value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return value
+        if not -2**63 <= value < 2**63:
+            raise OverflowError("beyond 64 bits")
+        return I64(value)
+
+
+def _checked(name):
+    def method(self, *others):
+        return I64.wrap(getattr(int, name)(self, *others))
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
+              "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__neg__", "__pos__", "__abs__",
+              "__invert__"):
+    setattr(I64, _name, _checked(_name))
+
+
+def python_value(fn, args, bounded=False):
+    named = {name: (_FakeTensor(v[1]) if isinstance(v, tuple) else I64.wrap(v) if bounded else v)
+             for name, v in args.items()}
+    value = fn(named)
+    return int(value) if isinstance(value, I64) else value
+
+
+def leaves_64_bits(fn, args):
+    """Whether Python meets an int beyond 64 bits evaluating fn: in the middle, or as the result."""
+    try:
+        value = python_value(fn, args, bounded=True)
+    except OverflowError:
+        return True
+    except ERRORS:
+        return False
+    return isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63
+
+
+class _FakeTensor:
+    SIZES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "i8": 1, "i32": 4, "i64": 8, "u8": 1}
+    TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "fp64": torch.float64,
+             "i8": torch.int8, "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8}
+
+    def __init__(self, dtype):
+        self.dtype = self.TORCH[dtype]
+        self._size = self.SIZES[dtype]
+
+    def element_size(self):
+        return self._size
+
+
+def same(a, b):
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+    return a == b
+
+
+def test_there_are_at_least_thirty_heuristics_in_library_styles():
+    assert len(HEURISTICS) >= 30
+
+
+@pytest.mark.parametrize("name", sorted(HEURISTICS))
+def test_cpp_evaluation_matches_python(name):
+    fn = HEURISTICS[name]
+    program, why = triton_jit_heuristics.translate(fn, PARAMS)
+    assert program is not None, why
+    program_json = json.dumps(program)
+    rng = random.Random(f"heuristic-{name}")
+    used = [n for n in DOMAINS if f'"{n}"' in repr(program) or True]
+    compared = 0
+    for _ in range(SETS):
+        args = {n: rng.choice(DOMAINS[n]) for n in used}
+        try:
+            expected, python_error = python_value(fn, args), None
+        except ERRORS as error:
+            expected, python_error = None, error
+        try:
+            got, cpp_error = triton_jit_parity.evaluate_heuristic(program_json, [args[n] for n in DOMAINS]), None
+        except ValueError as error:
+            got, cpp_error = None, str(error)
+            assert cpp_error.startswith("triton_jit: k: heuristic 'h': "), cpp_error
+        if cpp_error is not None and "beyond 64 bits" in cpp_error:
+            assert leaves_64_bits(fn, args), f"{name}{args}: C++ refused a 64-bit overflow Python does not meet"
+        elif python_error is not None:
+            assert cpp_error is not None, f"{name}{args}: Python raised {python_error!r}, C++ gave {got!r}"
+        else:
+            assert cpp_error is None, f"{name}{args}: C++ raised {cpp_error}, Python gave {expected!r}"
+            assert same(got, expected), f"{name}{args}: C++ {got!r}, Python {expected!r}"
+            compared += 1
+    assert compared > SETS // 4, f"only {compared} sets gave a value"
+
+
+def test_integer_division_of_negatives_and_big_values_exhaustively():
+    programs = {op: json.dumps(triton_jit_heuristics.translate(HEURISTICS[op], PARAMS)[0])
+                for op in ("floordiv", "modulo", "truediv")}
+    for a, b in itertools.product(INTS, INTS):
+        args = [a if n == "a" else b if n == "b" else DOMAINS[n][0] for n in DOMAINS]
+        for op, fn in (("floordiv", lambda: a // b), ("modulo", lambda: a % b), ("truediv", lambda: a / b)):
+            try:
+                expected = fn()
+            except ZeroDivisionError:
+                with pytest.raises(ValueError):
+                    triton_jit_parity.evaluate_heuristic(programs[op], args)
+                continue
+            if isinstance(expected, int) and not -2**63 <= expected < 2**63:
+                continue  # -2**63 // -1
+            assert same(triton_jit_parity.evaluate_heuristic(programs[op], args), expected), (op, a, b)
+
+
+def test_what_cannot_be_translated_says_why():
+    cases = {
+        lambda args: args["x"].numel() > 1024: "the method 'numel' of args['x']",
+        lambda args: sum(args[k] for k in ("M", "N")): "a call of this function",
+        lambda args: args["nope"] > 1: "not a parameter of the kernel",
+        lambda args: args["N"] > 1267650600228229401496703205376: "an integer beyond 64 bits",
+    }
+    for fn, reason in cases.items():
+        program, why = triton_jit_heuristics.translate(fn, PARAMS)
+        assert program is None and reason in why, why
