@@ -291,6 +291,39 @@ void paired_comparison() {
   std::printf("  ours - raw, 16 args: median %+.0f ns (target <= +300)\n", median(diff16));
 }
 
+// A hit on a kernel with @triton.autotune and @triton.heuristics (its key tuned: the chosen config
+// from the lock-free table, EVEN from its program) against a hit on the same kernel undecorated,
+// with BLOCK and EVEN passed (Note [Paired timing]).
+void paired_decorated() {
+  auto& in = inputs();
+  CUstream stream = thread_stream();
+  LaunchConfig c = one_block(stream);
+  const auto& tuned = kernel("add_tuned");
+  const auto& untuned = kernel("add_untuned");
+  tuned(c, in.x, in.y, in.out, kN);  // tunes n=1024
+  auto choice = tuned.autotune_choice(c, in.x, in.y, in.out, kN);
+  if (!choice) throw std::runtime_error("add_tuned was not tuned");
+  static const int64_t kBlocks[] = {1024, 512, 256, 128};
+  const int64_t block = kBlocks[choice->config];
+  LaunchConfig plain = c;
+  plain.num_warps = 4;
+  untuned(plain, in.x, in.y, in.out, kN, block, kN % block == 0);
+  std::vector<double> decorated, undecorated, diff;
+  for (int round = 0; round < 200; ++round) {
+    double d = batch_ns([&] { tuned(c, in.x, in.y, in.out, kN); }, stream);
+    double u = batch_ns([&] { untuned(plain, in.x, in.y, in.out, kN, block, kN % block == 0); }, stream);
+    decorated.push_back(d);
+    undecorated.push_back(u);
+    diff.push_back(d - u);
+  }
+  driver().stream_synchronize(stream);
+  std::printf("\nDecorated hit, host ns per launch (200 rounds of 256 launches; median)\n");
+  std::printf("  %-46s %8.0f\n", "add_tuned (autotune + heuristics), tuned key", median(decorated));
+  std::printf("  %-46s %8.0f\n", "add_untuned, BLOCK and EVEN passed", median(undecorated));
+  std::printf("  decorated - undecorated: median %+.0f ns (target <= +50); chosen config %d (%s)\n", median(diff),
+              choice->config, choice->text.c_str());
+}
+
 // Launches per second from `threads` threads, each on its own stream, alternating phases of raw
 // launches and of ours (Note [Paired timing]); the median over the phases of each.
 void paired_threads(int threads) {
@@ -379,6 +412,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   paired_comparison();
+  paired_decorated();
   std::printf("\nLaunches per second from several threads, alternating phases (median of 10 each)\n");
   for (int threads : {1, 2, 4, 8}) paired_threads(threads);
   return 0;

@@ -4,7 +4,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TRITON_JIT_BUILD_DIR:-$root/build}
 python=$(bash "$root/scripts/setup_env.sh" | tail -n 1)
+# TRITON_JIT_CMAKE_ARGS: extra configure arguments (a machine without a package for xxHash names
+# its header directory with -DTRITON_JIT_XXHASH_INCLUDE_DIR=...); TRITON_JIT_TARGETS: build only these.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} \
-  -DTRITON_JIT_PYTHON="$python" >&2
-cmake --build "$build" >&2
+  -DTRITON_JIT_PYTHON="$python" ${TRITON_JIT_CMAKE_ARGS:-} >&2
+cmake --build "$build" ${TRITON_JIT_TARGETS:+--target $TRITON_JIT_TARGETS} >&2
 echo "$python"

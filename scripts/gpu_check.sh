@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The GPU verification in one call, for a machine with a GPU and a preinstalled Python that has
-# torch and triton (no internet): builds against that Python, runs the whole test suite, the
-# demo and the benchmarks, and keeps every log under $OUT (or ./gpu-logs).
+# torch and triton (no internet): builds against that Python (Release), runs every C++ suite
+# (GPU ones included) and the GPU-facing Python tests, the demo (cold, then warm and offline),
+# the launch benchmarks, the comparison of autotuning with Triton's own, and the GPU suites under
+# compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
+# builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -10,10 +13,16 @@ export TRITON_JIT_PYTHON=${TRITON_JIT_PYTHON:-$(command -v python3)}
 export TRITON_JIT_BUILD_DIR=${TRITON_JIT_BUILD_DIR:-$root/build-gpu}
 export CMAKE_BUILD_TYPE=Release
 export PYTHONUNBUFFERED=1
-export TRITON_JIT_SKIP_PACKAGING=1  # packaging is checked in CI; this machine has no package mirror
+export TRITON_JIT_NO_APT=1 TRITON_JIT_SKIP_SANITIZERS=1
+build=$TRITON_JIT_BUILD_DIR
+# xxHash's header, carried when the machine has no package for it.
+if [ ! -f /usr/include/xxhash.h ] && [ -f "$root/.deps/xxhash/xxhash.h" ]; then
+  export TRITON_JIT_CMAKE_ARGS="-DTRITON_JIT_XXHASH_INCLUDE_DIR=$root/.deps/xxhash ${TRITON_JIT_CMAKE_ARGS:-}"
+fi
+stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
 
 {
-  echo "== machine"
+  stage "machine"
   date -u
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   "$TRITON_JIT_PYTHON" -c "import sys, torch, triton; print('python', sys.version.split()[0], 'torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)"
@@ -21,16 +30,48 @@ export TRITON_JIT_SKIP_PACKAGING=1  # packaging is checked in CI; this machine h
   g++ --version | head -n 1
 } 2>&1 | tee "$out/machine.txt"
 
-echo "== tests"
-bash "$root/scripts/test.sh" 2>&1 | tee "$out/tests.txt"
-echo "== demo"
-demo_cache="$TRITON_JIT_BUILD_DIR/demo-cache"
+stage "build"
+bash "$root/scripts/build.sh" > "$out/build.txt" 2>&1 || { tail -n 40 "$out/build.txt"; exit 1; }
+tail -n 3 "$out/build.txt"
+
+stage "C++ suites"
+results="$build/test-results"
+rm -rf "$results" && mkdir -p "$results"
+tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge
+       test_launch_path test_decorated test_gpu_launch test_gpu_decorated)
+for t in "${tests[@]}"; do
+  timeout 900 "$build/bin/$t" --gtest_output="json:$results/$t.json" > "$out/$t.txt" 2>&1
+  grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul ' "$out/$t.txt"
+done
+stage "pytest (GPU-facing)"
+TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rs "$root/tests/python/test_torch_ops.py" \
+  "$root/tests/python/test_gil.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
+"$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
+
+stage "demo"
+demo_cache="$build/demo-cache"
 rm -rf "$demo_cache"
-TRITON_JIT_CACHE_DIR="$demo_cache" "$TRITON_JIT_BUILD_DIR/bin/triton_jit_demo" 2>&1 | tee "$out/demo.txt"
-echo "== demo again: a fresh process, warm cache, offline, Python unusable"
+TRITON_JIT_CACHE_DIR="$demo_cache" "$build/bin/triton_jit_demo" 2>&1 | tee "$out/demo.txt" | tail -n 4
 TRITON_JIT_CACHE_DIR="$demo_cache" TRITON_JIT_OFFLINE=1 PYTHONHOME=/nonexistent \
-  "$TRITON_JIT_BUILD_DIR/bin/triton_jit_demo" 2>&1 | tee "$out/demo-warm.txt"
-if [ -x "$root/scripts/run_benchmarks.sh" ] && [ "${TRITON_JIT_SKIP_BENCHMARKS:-0}" != 1 ]; then
-  echo "== benchmarks"
-  bash "$root/scripts/run_benchmarks.sh" 2>&1 | tee "$out/benchmarks.txt"
+  "$build/bin/triton_jit_demo" 2>&1 | tee "$out/demo-warm.txt" | tail -n 3
+
+if [ "${TRITON_JIT_SKIP_BENCHMARKS:-0}" != 1 ]; then
+  stage "benchmarks"
+  TRITON_JIT_SKIP_FIRST_LAUNCH=${TRITON_JIT_SKIP_FIRST_LAUNCH:-1} timeout 900 bash "$root/scripts/run_benchmarks.sh" \
+    > "$out/benchmarks.txt" 2>&1
+  grep -A 30 "Paired timing" "$out/benchmarks.txt" | head -n 40
+  stage "autotuning against Triton's"
+  timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/autotune/compare.py" --build "$build" \
+    --json "$out/autotune.json" 2>&1 | tee "$out/autotune.txt" | tail -n 14
 fi
+
+if [ "${TRITON_JIT_SKIP_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer > /dev/null; then
+  stage "compute-sanitizer memcheck"
+  timeout 600 compute-sanitizer --tool memcheck --error-exitcode 3 "$build/bin/test_gpu_launch" \
+    --gtest_filter=-*Thousand*:*NoHeapAllocation* > "$out/memcheck-launch.txt" 2>&1
+  echo "memcheck test_gpu_launch: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-launch.txt") errors)"
+  timeout 600 compute-sanitizer --tool memcheck --error-exitcode 3 "$build/bin/test_gpu_decorated" \
+    --gtest_filter=*Softmax*:*Even*:*Reset* > "$out/memcheck-decorated.txt" 2>&1
+  echo "memcheck test_gpu_decorated: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-decorated.txt") errors)"
+fi
+stage "done"

@@ -23,7 +23,10 @@ for pkg in "${pkgs[@]}"; do
   esac
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
 done
-if [ ${#need_pkgs[@]} -gt 0 ]; then
+# TRITON_JIT_NO_APT=1: a machine without a package mirror (the GPU machine) brings what it needs.
+if [ ${#need_pkgs[@]} -gt 0 ] && [ "${TRITON_JIT_NO_APT:-0}" = 1 ]; then
+  echo "setup: not installing ${need_pkgs[*]} (TRITON_JIT_NO_APT=1)" >&2
+elif [ ${#need_pkgs[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     echo "setup: installing system packages: ${need_pkgs[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,120 @@
+// Decorated kernels on a real GPU, called as they are written: an autotuned matmul (fp16, bf16;
+// square, skinny and non-multiple shapes), a softmax whose BLOCK comes from a heuristic, an
+// EVEN-style heuristic on divisible and non-divisible sizes, and an accumulating kernel with
+// reset_to_zero. Every result is checked against PyTorch on fresh random inputs.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <string>
+
+#include <triton_jit/torch.h>
+
+#include "../common/fresh_cache.h"
+
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJITFunction;
+
+namespace {
+
+const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+
+class GpuDecorated : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: launch tests run on the GPU machine";
+    triton_jit::torch::install_scratch_allocator();
+  }
+  static at::TensorOptions cuda(at::ScalarType t = at::kFloat) { return at::TensorOptions().device(at::kCUDA).dtype(t); }
+};
+
+double relative_error(const at::Tensor& got, const at::Tensor& want) {
+  auto g = got.to(at::kDouble);
+  auto w = want.to(at::kDouble);
+  return ((g - w).norm() / w.norm().clamp_min(1e-30)).item<double>();
+}
+
+LaunchConfig on_current_stream() {
+  LaunchConfig c;
+  c.stream = triton_jit::torch::current_stream();
+  return c;
+}
+
+at::Tensor triton_matmul(const at::Tensor& a, const at::Tensor& b) {
+  static auto& k = TritonJITFunction::get_instance(kKernels + "/gpu_decorated.py", "matmul_kernel");
+  const int64_t m = a.size(0), n = b.size(1), kk = a.size(1);
+  at::Tensor c = at::empty({m, n}, a.options());
+  LaunchConfig config = on_current_stream();
+  config.grid_fn = [](const triton_jit::LaunchMeta& meta, void*) {
+    return triton_jit::Grid{triton_jit::cdiv(meta["M"], meta["BLOCK_M"]) * triton_jit::cdiv(meta["N"], meta["BLOCK_N"]),
+                            1, 1};
+  };
+  k(config, a, b, c, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1));
+  return c;
+}
+
+}  // namespace
+
+TEST_F(GpuDecorated, AutotunedMatmulMatchesTorch) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/gpu_decorated.py", "matmul_kernel");
+  for (auto dtype : {at::kHalf, at::kBFloat16}) {
+    for (auto [m, n, kk] : {std::array<int64_t, 3>{1024, 1024, 1024}, {16, 4096, 4096}, {1000, 1000, 1000}}) {
+      at::Tensor a = at::randn({m, kk}, cuda(dtype));
+      at::Tensor b = at::randn({kk, n}, cuda(dtype));
+      at::Tensor c = triton_matmul(a, b);
+      const double err = relative_error(c, at::matmul(a.to(at::kFloat), b.to(at::kFloat)));
+      EXPECT_LT(err, dtype == at::kHalf ? 2e-3 : 1e-2) << m << "x" << n << "x" << kk << " " << dtype;
+      auto choice = k.autotune_choice(on_current_stream(), a, b, c, m, n, kk, a.stride(0), a.stride(1), b.stride(0),
+                                      b.stride(1), c.stride(0), c.stride(1));
+      ASSERT_TRUE(choice.has_value());
+      std::printf("matmul %ldx%ldx%ld %s: config %d (%s), %.4f ms\n", m, n, kk, c10::toString(dtype), choice->config,
+                  choice->text.c_str(), choice->milliseconds);
+    }
+  }
+  EXPECT_EQ(k.stats().tunings, 6u);
+}
+
+TEST_F(GpuDecorated, SoftmaxBlockFromAHeuristic) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "row_softmax");
+  for (int64_t cols : {1, 100, 1000, 3000, 4096}) {
+    at::Tensor x = at::randn({257, cols}, cuda(at::kHalf));
+    at::Tensor out = at::empty_like(x);
+    LaunchConfig c = on_current_stream();
+    c.grid = {257, 1, 1};
+    k(c, x, out, cols, x.stride(0));
+    EXPECT_LT(relative_error(out, at::softmax(x.to(at::kFloat), 1)), 2e-3) << cols;
+  }
+}
+
+TEST_F(GpuDecorated, EvenHeuristicOnDivisibleAndOtherSizes) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "scale_tuned");
+  for (int64_t n : {4096, 4000, 65536, 65537, 1}) {
+    at::Tensor x = at::randn({n}, cuda());
+    at::Tensor out = at::full({n}, std::nan(""), cuda());
+    LaunchConfig c = on_current_stream();
+    c.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+      return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
+    };
+    k(c, x, out, n, 3.0f);
+    EXPECT_TRUE(at::allclose(out, x * 3.0)) << n;
+  }
+}
+
+TEST_F(GpuDecorated, ResetToZeroKeepsAnAccumulatingKernelRight) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "accumulate");
+  for (int64_t n : {100000, 1 << 20}) {
+    at::Tensor x = at::rand({n}, cuda());
+    at::Tensor total = at::zeros({1}, cuda());
+    LaunchConfig c = on_current_stream();
+    c.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+      return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
+    };
+    k(c, x, total, n);  // tunes: the kernel runs many times; the caller's total must not show it
+    const double want = x.to(at::kDouble).sum().item<double>();
+    EXPECT_NEAR(total.item<float>(), want, 1e-3 * want) << n;
+    at::Tensor again = at::full({1}, 5.0f, cuda());
+    k(c, x, again, n);  // tuned already: accumulates onto what is there, once
+    EXPECT_NEAR(again.item<float>(), 5.0 + want, 1e-3 * want) << n;
+  }
+  EXPECT_EQ(k.stats().tunings, 2u);
+}
