@@ -5,7 +5,11 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, and the GPU suites under
 # compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests demo benchmarks autotune memcheck (default: all)
+# A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
+stages=" ${*:-build tests demo benchmarks autotune memcheck} "
+want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
 mkdir -p "$out"
@@ -30,10 +34,13 @@ stage() { echo "== $1 ($(date -u +%H:%M:%S))"; }
   g++ --version | head -n 1
 } 2>&1 | tee "$out/machine.txt"
 
+if want build; then
 stage "build"
 bash "$root/scripts/build.sh" > "$out/build.txt" 2>&1 || { tail -n 40 "$out/build.txt"; exit 1; }
 tail -n 3 "$out/build.txt"
+fi
 
+if want tests; then
 stage "C++ suites"
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
@@ -47,25 +54,30 @@ stage "pytest (GPU-facing)"
 TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rs "$root/tests/python/test_torch_ops.py" \
   "$root/tests/python/test_gil.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
 "$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
+fi
 
+if want demo; then
 stage "demo"
 demo_cache="$build/demo-cache"
 rm -rf "$demo_cache"
 TRITON_JIT_CACHE_DIR="$demo_cache" "$build/bin/triton_jit_demo" 2>&1 | tee "$out/demo.txt" | tail -n 4
 TRITON_JIT_CACHE_DIR="$demo_cache" TRITON_JIT_OFFLINE=1 PYTHONHOME=/nonexistent \
   "$build/bin/triton_jit_demo" 2>&1 | tee "$out/demo-warm.txt" | tail -n 3
+fi
 
-if [ "${TRITON_JIT_SKIP_BENCHMARKS:-0}" != 1 ]; then
+if want benchmarks; then
   stage "benchmarks"
   TRITON_JIT_SKIP_FIRST_LAUNCH=${TRITON_JIT_SKIP_FIRST_LAUNCH:-1} timeout 900 bash "$root/scripts/run_benchmarks.sh" \
     > "$out/benchmarks.txt" 2>&1
   grep -A 30 "Paired timing" "$out/benchmarks.txt" | head -n 40
+fi
+if want autotune; then
   stage "autotuning against Triton's"
   timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/autotune/compare.py" --build "$build" \
     --json "$out/autotune.json" 2>&1 | tee "$out/autotune.txt" | tail -n 14
 fi
 
-if [ "${TRITON_JIT_SKIP_MEMCHECK:-0}" != 1 ] && command -v compute-sanitizer > /dev/null; then
+if want memcheck && command -v compute-sanitizer > /dev/null; then
   stage "compute-sanitizer memcheck"
   timeout 600 compute-sanitizer --tool memcheck --error-exitcode 3 "$build/bin/test_gpu_launch" \
     --gtest_filter=-*Thousand*:*NoHeapAllocation* > "$out/memcheck-launch.txt" 2>&1
