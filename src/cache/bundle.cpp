@@ -107,7 +107,7 @@ void record_bundle_entry(const std::string& function_dir, const std::string& fil
   }
   if (!r.root) return;
   auto sub = r.root->sub(function_dir, /*create=*/true);
-  if (!sub || !sub->write(file, bytes)) {
+  if (!sub || !sub->write(file, bytes, /*durable=*/true)) {
     throw Error(fmt::format("{}: could not write the bundle entry '{}/{}/{}'", kernel, r.root->path(), function_dir,
                             file));
   }

@@ -178,7 +178,7 @@ PrivateDir::Read PrivateDir::read(std::string_view name, std::string& out, std::
   return Read::kOk;
 }
 
-bool PrivateDir::write(std::string_view name, std::string_view content) const {
+bool PrivateDir::write(std::string_view name, std::string_view content, bool durable) const {
   if (!valid_component(name)) return false;
   static std::atomic<uint64_t> counter{0};
   const std::string component(name);
@@ -192,7 +192,7 @@ bool PrivateDir::write(std::string_view name, std::string_view content) const {
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
-  bool ok = done == content.size() && ::fsync(fd) == 0;
+  bool ok = done == content.size() && (!durable || ::fsync(fd) == 0);
   ok = ::close(fd) == 0 && ok;
   if (!ok || ::renameat(fd_, temporary.c_str(), fd_, component.c_str()) != 0) {
     ::unlinkat(fd_, temporary.c_str(), 0);

@@ -25,8 +25,10 @@ class PrivateDir {
 
   // Reads the regular file `name` (no symlinks, no FIFOs, not another user's, at most max_size).
   Read read(std::string_view name, std::string& out, std::size_t max_size) const;
-  // Writes `name` atomically (a private temporary file, fsync, rename). False on any failure.
-  bool write(std::string_view name, std::string_view content) const;
+  // Writes `name` atomically (a private temporary file, renamed into place). `durable` also
+  // fsyncs it first: a cache entry does not need that (a torn one fails its checksum and is
+  // rebuilt), a recorded bundle does. False on any failure.
+  bool write(std::string_view name, std::string_view content, bool durable = false) const;
   // Removes the entry `name` (a file, a link, a FIFO or an empty directory).
   void remove(std::string_view name) const;
 

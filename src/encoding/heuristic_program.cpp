@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <type_traits>
 
 #include "encoding/type_token.h"
 #include "triton_jit/errors.h"
@@ -27,19 +29,59 @@ namespace {
 
 using Op = HeuristicProgram::Op;
 
+// Trivial on purpose: the evaluator's stack is left uninitialised (it runs on every call).
 struct Value {
-  enum Kind : uint8_t { kInt, kFloat, kBool, kNone, kDType, kStr } kind = kNone;
-  int64_t i = 0;       // kInt, kBool (0 or 1), kDType (a DType), kStr (length)
-  double f = 0;        // kFloat
-  const char* s = nullptr;  // kStr
+  enum Kind : uint8_t { kInt, kFloat, kBool, kNone, kDType, kStr } kind;
+  uint32_t length;  // kStr
+  union {
+    int64_t i;      // kInt, kBool (0 or 1), kDType (a DType)
+    double f;       // kFloat
+    const char* s;  // kStr
+  };
 
-  static Value integer(int64_t v) { return Value{kInt, v, 0, nullptr}; }
-  static Value real(double v) { return Value{kFloat, 0, v, nullptr}; }
-  static Value boolean(bool v) { return Value{kBool, v ? 1 : 0, 0, nullptr}; }
+  static Value integer(int64_t v) {
+    Value r;
+    r.kind = kInt;
+    r.i = v;
+    return r;
+  }
+  static Value real(double v) {
+    Value r;
+    r.kind = kFloat;
+    r.f = v;
+    return r;
+  }
+  static Value boolean(bool v) {
+    Value r;
+    r.kind = kBool;
+    r.i = v ? 1 : 0;
+    return r;
+  }
+  static Value none() {
+    Value r;
+    r.kind = kNone;
+    r.i = 0;
+    return r;
+  }
+  static Value dtype(int64_t d) {
+    Value r;
+    r.kind = kDType;
+    r.i = d;
+    return r;
+  }
+  static Value text(const char* p, std::size_t n) {
+    Value r;
+    r.kind = kStr;
+    r.length = static_cast<uint32_t>(n);
+    r.s = p;
+    return r;
+  }
   bool intlike() const { return kind == kInt || kind == kBool; }
   bool number() const { return intlike() || kind == kFloat; }
   double as_double() const { return kind == kFloat ? f : static_cast<double>(i); }
 };
+
+static_assert(std::is_trivial_v<Value>);
 
 const char* type_name(const Value& v) {
   switch (v.kind) {
@@ -76,7 +118,7 @@ bool truthy(const Value& v) {
     case Value::kFloat: return v.f != 0.0;
     case Value::kNone: return false;
     case Value::kDType: return true;
-    case Value::kStr: return v.i != 0;
+    case Value::kStr: return v.length != 0;
     default: return v.i != 0;
   }
 }
@@ -150,7 +192,7 @@ bool equal(const Value& a, const Value& b) {
   if (a.number() && b.number()) return compare(a, b) == 0;
   if (a.kind != b.kind) return false;
   if (a.kind == Value::kNone) return true;
-  if (a.kind == Value::kStr) return a.i == b.i && std::memcmp(a.s, b.s, static_cast<std::size_t>(a.i)) == 0;
+  if (a.kind == Value::kStr) return a.length == b.length && std::memcmp(a.s, b.s, a.length) == 0;
   return a.i == b.i;  // dtypes
 }
 
@@ -370,8 +412,8 @@ Value from_slot(const Context& c, const ArgSlot& s, uint32_t index) {
     case ArgKind::kUInt: c.overflow();
     case ArgKind::kFloat: return Value::real(s.value.f);
     case ArgKind::kBool: return Value::boolean(s.value.i != 0);
-    case ArgKind::kNone: return Value{};
-    case ArgKind::kString: return Value{Value::kStr, static_cast<int64_t>(s.size), 0, s.value.s};
+    case ArgKind::kNone: return Value::none();
+    case ArgKind::kString: return Value::text(s.value.s, s.size);
     default: c.type_error(fmt::format("parameter {} is a tensor, and the heuristic reads it as a value", index));
   }
 }
@@ -504,23 +546,30 @@ HeuristicProgram HeuristicProgram::parse(const nlohmann::json& program, std::siz
       }
     }
     if (depth > kMaxStack) fail("deeper than the evaluator's stack");
-    p.code_.push_back(ins);
+    p.long_.push_back(ins);
   }
   if (depth_at[program.size()] >= 0) {
     if (depth >= 0 && depth != depth_at[program.size()]) fail("stack depths disagree at the end");
     depth = depth_at[program.size()];
   }
   if (depth != 1) fail("it does not leave exactly one value");
+  p.size_ = p.long_.size();
+  if (p.size_ <= kInline) {
+    std::copy(p.long_.begin(), p.long_.end(), p.inline_.begin());
+    p.long_.clear();
+    p.long_.shrink_to_fit();
+  }
   return p;
 }
 
 ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& kernel, const std::string& name) const {
   const Context c{kernel, name};
-  Value stack[kMaxStack];
+  Value stack[kMaxStack];  // uninitialised: parse() proved every read follows a write
   int top = 0;  // the number of values on the stack
-  const std::size_t n = code_.size();
+  const std::size_t n = size_;
+  const Instruction* code_at = code();
   for (std::size_t pc = 0; pc < n;) {
-    const Instruction& in = code_[pc++];
+    const Instruction& in = code_at[pc++];
     switch (in.op) {
       case Op::kInt: stack[top++] = Value::integer(in.value.i); break;
       case Op::kFloat: stack[top++] = Value::real(in.value.f); break;
@@ -528,13 +577,21 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
       case Op::kNone:
         if (in.count == 1) {
           const std::string& s = strings_[in.target];
-          stack[top++] = Value{Value::kStr, static_cast<int64_t>(s.size()), 0, s.data()};
+          stack[top++] = Value::text(s.data(), s.size());
         } else {
-          stack[top++] = Value{};
+          stack[top++] = Value::none();
         }
         break;
-      case Op::kDType: stack[top++] = Value{Value::kDType, in.value.i, 0, nullptr}; break;
-      case Op::kArg: stack[top++] = from_slot(c, params[in.target], in.target); break;
+      case Op::kDType: stack[top++] = Value::dtype(in.value.i); break;
+      case Op::kArg: {
+        const ArgSlot& slot = params[in.target];
+        if (slot.kind == ArgKind::kInt) [[likely]] {
+          stack[top++] = Value::integer(slot.value.i);
+        } else {
+          stack[top++] = from_slot(c, slot, in.target);
+        }
+        break;
+      }
       case Op::kIsNone: stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kNone); break;
       case Op::kDTypeOf:
       case Op::kElementSize: {
@@ -543,16 +600,27 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
           c.type_error(fmt::format("parameter {} is not a tensor ({} of it was asked for)", in.target,
                                    in.op == Op::kDTypeOf ? "the dtype" : "the element size"));
         }
-        stack[top++] = in.op == Op::kDTypeOf ? Value{Value::kDType, static_cast<int64_t>(s.dtype), 0, nullptr}
+        stack[top++] = in.op == Op::kDTypeOf ? Value::dtype(static_cast<int64_t>(s.dtype))
                                              : Value::integer(scalar_size(s.dtype));
+        break;
+      }
+      case Op::kMod:
+      case Op::kFloorDiv: {
+        // The common heuristic (n % BLOCK == 0) in its common case: two positive ints.
+        Value& a = stack[top - 2];
+        const Value& b = stack[top - 1];
+        --top;
+        if (a.kind == Value::kInt && b.kind == Value::kInt && a.i >= 0 && b.i > 0) [[likely]] {
+          a.i = in.op == Op::kMod ? a.i % b.i : a.i / b.i;
+        } else {
+          a = arithmetic(c, in.op, a, b);
+        }
         break;
       }
       case Op::kAdd:
       case Op::kSub:
       case Op::kMul:
       case Op::kTrueDiv:
-      case Op::kFloorDiv:
-      case Op::kMod:
         --top;
         stack[top - 1] = arithmetic(c, in.op, stack[top - 1], stack[top]);
         break;
@@ -591,7 +659,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
       case Op::kEq:
       case Op::kNe: {
         --top;
-        const bool eq = equal(stack[top - 1], stack[top]);
+        const Value& a = stack[top - 1];
+        const Value& b = stack[top];
+        const bool eq = a.kind == Value::kInt && b.kind == Value::kInt ? a.i == b.i : equal(a, b);
         stack[top - 1] = Value::boolean(in.op == Op::kEq ? eq : !eq);
         break;
       }
@@ -633,7 +703,7 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
     case Value::kStr:
       slot.kind = ArgKind::kString;
       slot.value.s = result.s;
-      slot.size = static_cast<uint32_t>(result.i);
+      slot.size = result.length;
       break;
     case Value::kDType: c.type_error("it returned a dtype, which a constexpr cannot hold");
   }

@@ -5,6 +5,7 @@
 // become ValueError naming the kernel and the heuristic.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ class HeuristicProgram {
   // TypeError "<kernel>: heuristic '<name>': <what Python would have raised>".
   ArgSlot evaluate(const ArgSlot* params, const std::string& kernel, const std::string& name) const;
 
-  std::size_t size() const noexcept { return code_.size(); }
+  std::size_t size() const noexcept { return size_; }
 
   enum class Op : uint8_t {
     kInt, kFloat, kBool, kNone, kDType, kArg, kIsNone, kDTypeOf, kElementSize,
@@ -48,7 +49,13 @@ class HeuristicProgram {
   static constexpr int kMaxStack = 32;
 
  private:
-  std::vector<Instruction> code_;
+  const Instruction* code() const noexcept { return size_ <= kInline ? inline_.data() : long_.data(); }
+  // Most heuristics are a few instructions: kept inline, in the kernel's signature, so that a call
+  // reads them without following another pointer.
+  static constexpr std::size_t kInline = 12;
+  std::array<Instruction, kInline> inline_{};
+  std::vector<Instruction> long_;
+  std::size_t size_ = 0;
   std::vector<std::string> strings_;  // "str" constants; slots may point into them
 };
 

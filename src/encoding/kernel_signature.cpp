@@ -95,6 +95,14 @@ void parse_autotune(const nlohmann::json& d, std::size_t index, KernelSignature&
       config.kwargs.emplace_back(param_index(sig, it.key(), "an autotune config"), value);
       config.text += (config.text.empty() ? "" : ", ") + it.key() + "=" + value_text(value);
     }
+    const int values[kOptionSlots] = {config.options.num_warps > 0 ? config.options.num_warps : 4,
+                                      config.options.num_stages > 0 ? config.options.num_stages : 3,
+                                      config.options.num_ctas > 0 ? config.options.num_ctas : 1, config.options.maxnreg};
+    for (std::size_t k = 0; k < kOptionSlots; ++k) {
+      if (values[k] == 0) continue;  // maxnreg unset: None
+      config.option_slots[k].kind = ArgKind::kInt;
+      config.option_slots[k].value.i = values[k];
+    }
     config.text += fmt::format("{}num_warps={}, num_stages={}", config.text.empty() ? "" : ", ",
                                config.options.num_warps, config.options.num_stages);
     if (config.options.num_ctas > 1) config.text += fmt::format(", num_ctas={}", config.options.num_ctas);
@@ -162,9 +170,7 @@ void parse_decorators(const nlohmann::json& json, KernelSignature& sig) {
     // A single config is not a choice: its options are the kernel's defaults.
     if (sig.autotune->configs.size() == 1) sig.defaults = sig.autotune->configs[0].options;
   }
-  for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    if (!set[i]) sig.user_params.push_back(i);
-  }
+  for (std::size_t i = 0; i < sig.params.size(); ++i) (set[i] ? sig.decorator_params : sig.user_params).push_back(i);
   sig.num_required_user = sig.user_params.size();
   while (sig.num_required_user > 0 && sig.params[sig.user_params[sig.num_required_user - 1]].has_default) {
     --sig.num_required_user;

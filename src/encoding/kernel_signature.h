@@ -51,6 +51,7 @@ inline constexpr std::size_t kOptionSlots = 4;  // num_warps, num_stages, num_ct
 struct AutotuneConfig {
   std::vector<std::pair<std::size_t, ArgSlot>> kwargs;  // parameter index, value; strings in string_storage
   LaunchDefaults options;
+  ArgSlot option_slots[kOptionSlots];  // what heuristics inside the autotuner read (maxnreg: None when unset)
   std::string text;  // "BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3", for messages
 };
 
@@ -97,6 +98,7 @@ struct KernelSignature {
   std::vector<HeuristicSpec> heuristics;
   std::optional<AutotuneSpec> autotune;
   std::vector<std::size_t> user_params;  // what a decorated call passes: parameters no decorator sets
+  std::vector<std::size_t> decorator_params;  // the others
   std::size_t num_required_user = 0;
   bool decorated() const noexcept { return !steps.empty(); }
 

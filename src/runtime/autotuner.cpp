@@ -297,8 +297,13 @@ int choose_config(Impl& f, const PreparedCall& call, int device) {
   if (a.configs.size() == 1 || !hot_settings().autotune.load(std::memory_order_relaxed)) return 0;
   VariantKey key;
   tuning_key(f.sig, call, device, key);
-  if (const TuningChoice* c = f.tuned.find(key)) [[likely]] return c->config;
-  return tune_new_key(f, call, device, key)->config;
+  // The last key's choice first: it is one cache line, where the table is three.
+  const TuningChoice* last = f.last_choice.load(std::memory_order_acquire);
+  if (last != nullptr && last->key == key) [[likely]] return last->config;
+  const TuningChoice* c = f.tuned.find(key);
+  if (c == nullptr) [[unlikely]] c = tune_new_key(f, call, device, key);
+  f.last_choice.store(c, std::memory_order_release);
+  return c->config;
 }
 
 std::optional<AutotuneChoice> known_choice(Impl& f, const PreparedCall& call, int device) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -153,11 +154,13 @@ Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::siz
   const std::size_t nu = sig.user_params.size();
   Binding binding;
   if (n >= sig.num_required_user && n <= nu) [[likely]] {
-    for (std::size_t i = 0; i < np + kOptionSlots; ++i) std::construct_at(&call.slots[i]);
-    for (std::size_t i = 0; i < nu; ++i) {
-      const std::size_t p = sig.user_params[i];
-      call.slots[p] = i < n ? args[i] : default_of(sig, p);
-    }
+    // Slots the decorators fill are left unset: each step writes them before anything reads
+    // them (a heuristic reading a parameter set by a later decorator reads None, as none is set).
+    for (std::size_t p : sig.decorator_params) std::construct_at(&call.slots[p]);
+    for (std::size_t i = 0; i < kOptionSlots; ++i) std::construct_at(&call.slots[np + i]);
+    const std::size_t* user = sig.user_params.data();
+    for (std::size_t i = 0; i < n; ++i) std::construct_at(&call.slots[user[i]], args[i]);
+    for (std::size_t i = n; i < nu; ++i) std::construct_at(&call.slots[user[i]], default_of(sig, user[i]));
     binding = Binding::kDecorated;
   } else if (n >= sig.num_required && n <= np) {
     for (std::size_t i = 0; i < np; ++i) std::construct_at(&call.slots[i], i < n ? args[i] : default_of(sig, i));
@@ -177,17 +180,7 @@ void apply_config(const KernelSignature& sig, int index, PreparedCall& call) {
   if (c.options.num_stages > 0) lc.num_stages = c.options.num_stages;
   if (c.options.num_ctas > 0) lc.num_ctas = c.options.num_ctas;
   if (c.options.maxnreg > 0) lc.maxnreg = c.options.maxnreg;
-  const std::size_t np = sig.params.size();
-  const int values[kOptionSlots] = {option_or_default(lc.num_warps, sig.defaults.num_warps, 4),
-                                    option_or_default(lc.num_stages, sig.defaults.num_stages, 3),
-                                    option_or_default(lc.num_ctas, sig.defaults.num_ctas, 1), lc.maxnreg};
-  for (std::size_t k = 0; k < kOptionSlots; ++k) {
-    ArgSlot& s = call.slots[np + k];
-    s = ArgSlot{};
-    if (k == 3 && values[k] == 0) continue;  // maxnreg: None
-    s.kind = ArgKind::kInt;
-    s.value.i = values[k];
-  }
+  std::memcpy(&call.slots[sig.params.size()], c.option_slots, sizeof(c.option_slots));
 }
 
 void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key) {

@@ -85,6 +85,7 @@ struct TritonJITFunction::Impl {
   detail::VariantCache<detail::TuningChoice> tuned;
   std::vector<std::shared_ptr<detail::TuningFlight>> tuning_in_flight;  // guarded by mutex
   std::atomic<int> forced_config{-1};
+  std::atomic<const detail::TuningChoice*> last_choice{nullptr};  // most calls repeat the last key
   std::atomic<bool> python_heuristics_noted{false};
 
   std::atomic<uint64_t> hits{0};

@@ -369,15 +369,20 @@ std::array<double, 3> CudaBackend::benchmark(int device, Stream stream, void (*r
   ContextScope scope(d, device);
   const auto s = reinterpret_cast<CUstream>(stream);
   constexpr std::size_t kFlushBytes = std::size_t{256} << 20;  // Triton's get_empty_cache_for_benchmark
-  struct Flush {
-    const Driver& d;
-    CUdeviceptr ptr = 0;
-    ~Flush() {
-      if (ptr != 0) d.cuMemFree(ptr);
+  // Kept per device once made, as PyTorch's caching allocator keeps Triton's: a tuning session
+  // benchmarks many configs, and each allocation and free of 256 MB synchronises the device.
+  static std::atomic<CUdeviceptr> flush_buffers[64];
+  if (device < 0 || device >= 64) throw ValueError(fmt::format("benchmark: device {} is out of range", device));
+  CUdeviceptr flush = flush_buffers[device].load(std::memory_order_acquire);
+  if (flush == 0) {
+    TRITON_JIT_CU_CHECK(d.cuMemAlloc(&flush, kFlushBytes));
+    CUdeviceptr expected = 0;
+    if (!flush_buffers[device].compare_exchange_strong(expected, flush)) {
+      d.cuMemFree(flush);
+      flush = expected;
     }
-  } flush{d};
-  TRITON_JIT_CU_CHECK(d.cuMemAlloc(&flush.ptr, kFlushBytes));
-  auto clear_cache = [&] { TRITON_JIT_CU_CHECK(d.cuMemsetD32Async(flush.ptr, 0, kFlushBytes / 4, s)); };
+  }
+  auto clear_cache = [&] { TRITON_JIT_CU_CHECK(d.cuMemsetD32Async(flush, 0, kFlushBytes / 4, s)); };
   Events events(d);
   auto elapsed = [&](CUevent a, CUevent b) {
     float ms = 0;
