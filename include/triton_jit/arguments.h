@@ -21,7 +21,10 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <optional>
+#include <tuple>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -66,6 +69,7 @@ enum class ArgKind : uint8_t {
   kPointer,
   kString,       // value.s, size bytes; constexpr parameters only
   kUnsupported,  // value.s names what was passed (an unsupported dtype)
+  kTuple,        // a tuple of `size` elements, whose slots follow this one (nested tuples too)
 };
 
 // Device of a pointer argument.
@@ -242,6 +246,48 @@ inline ArgSlot to_slot(const T& value) {
   }
 }
 
+// Tuples: a std::tuple, std::pair or std::array argument (nested too) is passed to a kernel
+// parameter that Triton specialises element by element. It takes one kTuple slot, then its
+// elements' slots in order.
+template <class T>
+struct IsTupleLike : std::false_type {};
+template <class... Ts>
+struct IsTupleLike<std::tuple<Ts...>> : std::true_type {};
+template <class A, class B>
+struct IsTupleLike<std::pair<A, B>> : std::true_type {};
+template <class T, std::size_t N>
+struct IsTupleLike<std::array<T, N>> : std::true_type {};
+template <class T>
+inline constexpr bool is_tuple_like_v = IsTupleLike<std::decay_t<T>>::value;
+
+template <class T>
+struct SlotCount : std::integral_constant<std::size_t, 1> {};
+template <class... Ts>
+struct SlotCount<std::tuple<Ts...>> : std::integral_constant<std::size_t, (1 + ... + SlotCount<std::decay_t<Ts>>::value)> {};
+template <class A, class B>
+struct SlotCount<std::pair<A, B>>
+    : std::integral_constant<std::size_t, 1 + SlotCount<std::decay_t<A>>::value + SlotCount<std::decay_t<B>>::value> {};
+template <class T, std::size_t N>
+struct SlotCount<std::array<T, N>> : std::integral_constant<std::size_t, 1 + N * SlotCount<std::decay_t<T>>::value> {};
+template <class T>
+inline constexpr std::size_t slot_count_v = SlotCount<std::decay_t<T>>::value;
+
+// Writes the slots of one argument at `out`; returns the position after them.
+template <class T>
+ArgSlot* write_slots(ArgSlot* out, const T& value) {
+  if constexpr (is_tuple_like_v<T>) {
+    ArgSlot header;
+    header.kind = ArgKind::kTuple;
+    header.size = static_cast<uint32_t>(std::tuple_size_v<std::decay_t<T>>);
+    *out++ = header;
+    std::apply([&](const auto&... element) { ((out = write_slots(out, element)), ...); }, value);
+    return out;
+  } else {
+    *out = to_slot(value);
+    return out + 1;
+  }
+}
+
 // Collects arguments one at a time, for callers whose argument count is known only at run
 // time (generated kernels). Not thread-safe; reuse it with clear() to keep its capacity.
 class ArgumentBuilder {
@@ -251,19 +297,38 @@ class ArgumentBuilder {
 
   template <class T>
   ArgumentBuilder& add(const T& value) {
-    slots_.push_back(to_slot(value));
+    if constexpr (is_tuple_like_v<T>) {
+      ArgSlot written[slot_count_v<T>];
+      write_slots(written, value);
+      for (const ArgSlot& s : written) add_slot(s);
+    } else {
+      slots_.push_back(to_slot(value));
+    }
     return *this;
   }
   ArgumentBuilder& add_slot(const ArgSlot& slot) {
     slots_.push_back(slot);
+    nested_ = nested_ || slot.kind == ArgKind::kTuple;
     return *this;
   }
-  void clear() noexcept { slots_.clear(); }
+  // A tuple of `count` elements: the next `count` arguments added (tuples count as one).
+  ArgumentBuilder& begin_tuple(uint32_t count) {
+    ArgSlot header;
+    header.kind = ArgKind::kTuple;
+    header.size = count;
+    return add_slot(header);
+  }
+  void clear() noexcept {
+    slots_.clear();
+    nested_ = false;
+  }
   const ArgSlot* data() const noexcept { return slots_.data(); }
   std::size_t size() const noexcept { return slots_.size(); }
+  bool nested() const noexcept { return nested_; }  // holds a tuple
 
  private:
   std::vector<ArgSlot> slots_;
+  bool nested_ = false;
 };
 
 }  // namespace triton_jit

@@ -111,20 +111,32 @@ class TRITON_JIT_API TritonJITFunction {
     config.grid = {grid_x, grid_y, grid_z};
     config.num_warps = num_warps;
     config.num_stages = num_stages;
-    const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
-    launch(config, slots, sizeof...(Args));
+    (*this)(config, args...);
   }
 
   template <class... Args>
   void operator()(const LaunchConfig& config, const Args&... args) const {
-    const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
-    launch(config, slots, sizeof...(Args));
+    if constexpr ((is_tuple_like_v<Args> || ...)) {
+      ArgSlot slots[(slot_count_v<Args> + ... + 0)];
+      ArgSlot* out = slots;
+      ((out = write_slots(out, args)), ...);
+      launch_nested(config, slots, out - slots);
+    } else {
+      const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
+      launch(config, slots, sizeof...(Args));
+    }
   }
 
-  // The non-template entry both call forms use.
+  // The non-template entry both call forms use: one slot per argument.
   void launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const;
+  // Arguments that include tuples: each tuple is a kTuple slot followed by its elements' slots.
+  void launch_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const;
   void launch(const LaunchConfig& config, const ArgumentBuilder& args) const {
-    launch(config, args.data(), args.size());
+    if (args.nested()) {
+      launch_nested(config, args.data(), args.size());
+    } else {
+      launch(config, args.data(), args.size());
+    }
   }
 
   // Compiles (or finds) the variant these arguments select, without launching. It targets
@@ -134,12 +146,20 @@ class TRITON_JIT_API TritonJITFunction {
   template <class... Args>
     requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...))  // (ArgSlot*, n) takes the overload below
   VariantInfo warmup(const LaunchConfig& config, const Args&... args) const {
-    const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
-    return warmup(config, slots, sizeof...(Args));
+    if constexpr ((is_tuple_like_v<Args> || ...)) {
+      ArgSlot slots[(slot_count_v<Args> + ... + 0)];
+      ArgSlot* out = slots;
+      ((out = write_slots(out, args)), ...);
+      return warmup_nested(config, slots, out - slots);
+    } else {
+      const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
+      return warmup(config, slots, sizeof...(Args));
+    }
   }
   VariantInfo warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const;
+  VariantInfo warmup_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const;
   VariantInfo warmup(const LaunchConfig& config, const ArgumentBuilder& args) const {
-    return warmup(config, args.data(), args.size());
+    return args.nested() ? warmup_nested(config, args.data(), args.size()) : warmup(config, args.data(), args.size());
   }
 
   const std::string& name() const noexcept;

@@ -67,15 +67,117 @@ json divisibility() { return json::array({json::array({"tt.divisibility", 16})})
 
 }  // namespace
 
+namespace {
+
+std::string path_key(std::size_t param, const uint32_t* path, uint32_t depth) {
+  std::string key = std::to_string(param);
+  for (uint32_t d = 0; d < depth; ++d) key += "," + std::to_string(path[d]);
+  return key;
+}
+
+// A constexpr tuple's value, tagged, from its slots; string elements also get the attribute
+// entry Triton parses for every string in a specialization (see compile_request_json).
+json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, json& attrs) {
+  json stack[kMaxTupleDepth + 1];
+  uint32_t left[kMaxTupleDepth + 1];
+  uint32_t path[kMaxTupleDepth + 1];
+  int depth = -1;
+  for (std::size_t pos = 0;; ++pos) {
+    const ArgSlot& e = s[pos];
+    json value;
+    if (e.kind == ArgKind::kTuple) {
+      if (depth + 1 >= kMaxTupleDepth) throw TypeError(fmt::format("{}: argument {} nests tuples deeper than 16", sig.name, i));
+      ++depth;
+      stack[depth] = json::array();
+      left[depth] = e.size;
+      path[depth] = 0;
+      if (e.size > 0) continue;
+      value = json{{"tuple", std::move(stack[depth])}};
+      --depth;
+    } else {
+      switch (e.kind) {
+        case ArgKind::kNone: value = {{"none", nullptr}}; break;
+        case ArgKind::kBool: value = {{"bool", e.value.i != 0}}; break;
+        case ArgKind::kInt: value = {{"int", e.value.i}}; break;
+        case ArgKind::kUInt: value = {{"int", e.value.u}}; break;
+        case ArgKind::kFloat: value = {{"float", fmt::format("{:a}", e.value.f)}}; break;
+        case ArgKind::kString: {
+          std::string_view text(e.value.s, e.size);
+          if (!valid_utf8(text)) {
+            throw TypeError(fmt::format("{}: argument {} '{}' holds a string that is not valid UTF-8", sig.name, i,
+                                        sig.params[i].name));
+          }
+          attrs[path_key(i, path, static_cast<uint32_t>(depth + 1))] =
+              text.find('D') == std::string_view::npos ? json::array() : divisibility();
+          value = {{"str", std::string(text)}};
+          break;
+        }
+        default: throw TypeError(fmt::format("{}: argument {} is a constexpr tuple holding a tensor", sig.name, i));
+      }
+    }
+    // Append to the open tuple, closing those this completes.
+    while (true) {
+      if (depth < 0) return value;
+      stack[depth].push_back(std::move(value));
+      ++path[depth];
+      if (--left[depth] > 0) break;
+      value = json{{"tuple", std::move(stack[depth])}};
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
 std::string compile_request_json(const KernelSignature& sig, const ResolvedOptions& o, const VariantKey& key,
-                                 const ArgSlot* args, std::size_t n) {
+                                 const CallArgs& args) {
   json signature = json::array();
   json constexprs = json::object();
   json attrs = json::object();
+  auto attr_of = [&](const std::string& where, Attr a) {
+    if (a == Attr::kEmpty) attrs[where] = json::array();
+    if (a == Attr::kDivisible16) attrs[where] = divisibility();
+  };
   for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {
+    if (d.token == kTupleToken) {
+      // Nested types, and constexprs and attributes by path ("1,0"), as Triton keys them.
+      std::vector<json> open;
+      json done;
+      walk_tuple(key, d.tree, [&](const TupleStep& step) {
+        if (step.kind == TupleStep::kBegin) {
+          open.push_back(json::array());
+          return;
+        }
+        json item;
+        if (step.kind == TupleStep::kEnd) {
+          item = std::move(open.back());
+          open.pop_back();
+        } else {
+          const std::string where = path_key(i, step.path, step.depth);
+          const TypeToken token = entry_token(step.entry);
+          item = token_name(token);
+          if (token == kConstexprToken) {
+            constexprs[where] = entry_value_kind(step.entry) == kVNone ? json{{"none", nullptr}}
+                                                                       : json{{"int", static_cast<int64_t>(step.value)}};
+          }
+          attr_of(where, entry_attr(step.entry));
+        }
+        if (open.empty()) {
+          done = std::move(item);
+        } else {
+          open.back().push_back(std::move(item));
+        }
+      });
+      signature.push_back(std::move(done));
+      return;
+    }
     signature.push_back(token_name(d.token));
     if (d.token == kConstexprToken) {
-      const ArgSlot& slot = argument_or_default(sig, args, n, i);
+      const ArgSlot& slot = args.param(sig, i);
+      if (d.value_kind == kVTuple) {
+        constexprs[std::to_string(i)] = tuple_value(sig, i, &slot, attrs);
+        return;
+      }
       constexprs[std::to_string(i)] = tagged_constexpr(sig, i, d, slot);
       if (d.value_kind == kVString) {
         // Triton parses every string specialization key as an attribute, a constexpr string's
@@ -84,8 +186,7 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
         attrs[std::to_string(i)] = text.find('D') == std::string_view::npos ? json::array() : divisibility();
       }
     }
-    if (d.attr == Attr::kEmpty) attrs[std::to_string(i)] = json::array();
-    if (d.attr == Attr::kDivisible16) attrs[std::to_string(i)] = divisibility();
+    attr_of(std::to_string(i), d.attr);
   });
   json options = {{"num_warps", o.num_warps},
                   {"num_stages", o.num_stages},

@@ -11,6 +11,6 @@ namespace triton_jit::detail {
 // Throws TypeError naming the argument when a constexpr string is not valid UTF-8 (Python's
 // str cannot hold it).
 std::string compile_request_json(const KernelSignature& sig, const ResolvedOptions& options, const VariantKey& key,
-                                 const ArgSlot* args, std::size_t num_args);
+                                 const CallArgs& args);
 
 }  // namespace triton_jit::detail

@@ -216,17 +216,155 @@ const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* ar
   return p.default_value;
 }
 
+namespace {
+
+void put_header(const ResolvedOptions& o, VariantKey& key) {
+  key.words[0] = static_cast<uint64_t>(o.arch) | (uint64_t{o.arch_specific} << 16) |
+                 (static_cast<uint64_t>(o.num_warps) << 24) | (static_cast<uint64_t>(o.num_stages) << 32) |
+                 (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
+                 (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);
+  key.words[1] = static_cast<uint64_t>(o.maxnreg);
+}
+
+// One value of a non-constexpr parameter (or an element of a tuple passed to one): its kernel
+// type, attribute and parameter bytes (in `cell`), per Note [Parity with Triton's specializer].
+// Returns its key entry; `is_param` is false when it was folded into a constexpr (None, 1), whose
+// value then went to the key's tail.
+__attribute__((always_inline)) inline uint16_t encode_value(const KernelSignature& sig, std::size_t i,
+                                                            const ParamRule& p, const ArgSlot& s, int device_check,
+                                                            VariantKey& key, uint32_t& cw, uint64_t& cell,
+                                                            bool& is_param) {
+  is_param = true;
+  if (s.kind == ArgKind::kUnsupported) [[unlikely]] {
+    throw_type(sig, i, fmt::format("has dtype {}, which Triton does not accept", s.value.s));
+  }
+  if (s.kind == ArgKind::kString) [[unlikely]] {
+    throw_type(sig, i, "got a string, which only constexpr parameters take");
+  }
+  if (s.kind == ArgKind::kPointer && device_check >= 0 && s.device != kUnknownDevice && s.device != device_check)
+      [[unlikely]] {
+    throw_device(sig, i, s, device_check);
+  }
+
+  TypeToken fixed = p.annotation;
+  if (fixed == kNoToken && s.kind != ArgKind::kPointer && s.dtype != DType::kInvalid) fixed = scalar_token(s.dtype);
+
+  TypeToken token;
+  Attr attr = Attr::kNone;
+
+  if (fixed != kNoToken) {
+    token = fixed;
+    DType dt = token_dtype(fixed);
+    bool never_specialized = !is_pointer(fixed) && (dt == DType::kBool || is_float_dtype(dt) ||
+                                                    dtype_name(dt)[0] == 'f');
+    if (is_pointer(fixed)) {
+      if (s.kind == ArgKind::kPointer) {
+        cell = reinterpret_cast<uint64_t>(s.value.p);
+        if (p.specialize) attr = alignment_attr(p, cell);
+      } else if (s.kind == ArgKind::kNone) {
+        cell = 0;  // Triton passes None to a typed pointer as a null pointer
+      } else {
+        throw_type(sig, i, fmt::format("is annotated {} and expected a tensor, got {}", token_name(fixed), kind_name(s)));
+      }
+    } else {
+      if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone) [[unlikely]] {
+        throw_type(sig, i, fmt::format("has type {} and expected a scalar, got {}", token_name(fixed), kind_name(s)));
+      }
+      store_scalar(sig, i, s, dt, cell);
+      if (!never_specialized && p.specialize && is_integer(s) && !(s.kind == ArgKind::kInt && s.value.i == 1)) {
+        attr = alignment_attr(p, int_bits(s));
+      }
+    }
+  } else {
+    switch (s.kind) {
+      case ArgKind::kNone: is_param = false; return put_constexpr(sig, i, s, key, cw);
+      case ArgKind::kBool:
+        token = scalar_token(DType::kBool);
+        cell = static_cast<uint64_t>(s.value.i);
+        break;
+      case ArgKind::kFloat: {
+        token = scalar_token(DType::kFloat32);
+        float f = static_cast<float>(s.value.f);
+        cell = 0;
+        std::memcpy(&cell, &f, 4);
+        break;
+      }
+      case ArgKind::kInt:
+      case ArgKind::kUInt:
+        if (p.specialize && s.kind == ArgKind::kInt && s.value.i == 1) {
+          is_param = false;
+          return put_constexpr(sig, i, s, key, cw);
+        }
+        if (fits_i32(s)) {
+          token = scalar_token(DType::kInt32);
+          cell = static_cast<uint32_t>(static_cast<int32_t>(s.value.i));
+        } else {
+          token = scalar_token(s.kind == ArgKind::kUInt ? DType::kUInt64 : DType::kInt64);
+          cell = s.value.u;
+        }
+        if (p.specialize) attr = alignment_attr(p, int_bits(s));
+        break;
+      case ArgKind::kPointer:
+        if (s.dtype == DType::kInvalid) [[unlikely]] throw_type(sig, i, "is a pointer without a dtype");
+        token = pointer_token(s.dtype, false);
+        cell = reinterpret_cast<uint64_t>(s.value.p);
+        if (p.specialize) attr = alignment_attr(p, cell);
+        break;
+      default: throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
+    }
+  }
+  return param_entry(token, attr);
+}
+
+// Where each top-level argument of a nested call starts; throws on a malformed slot sequence.
+std::size_t argument_starts(const KernelSignature& sig, const ArgSlot* slots, std::size_t n_slots,
+                            std::size_t* starts) {
+  std::size_t count = 0;
+  for (std::size_t pos = 0; pos < n_slots;) {
+    if (count == sig.params.size()) throw_count(sig, count + 1);
+    starts[count++] = pos;
+    std::size_t remaining = 1;
+    while (remaining > 0) {
+      if (pos >= n_slots) [[unlikely]] throw ValueError(fmt::format("{}: a tuple argument has fewer elements than it says", sig.name));
+      const ArgSlot& s = slots[pos++];
+      --remaining;
+      if (s.kind == ArgKind::kTuple) remaining += s.size;
+    }
+  }
+  return count;
+}
+
+// A constexpr tuple's digest: its structure and scalar values.
+Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* slot, std::size_t n_slots) {
+  Hasher h;
+  std::size_t remaining = 1;
+  for (std::size_t pos = 0; remaining > 0; ++pos) {
+    if (pos >= n_slots) throw ValueError(fmt::format("{}: a tuple argument has fewer elements than it says", sig.name));
+    const ArgSlot& s = slot[pos];
+    --remaining;
+    const char kind = static_cast<char>(s.kind);
+    h.add(std::string_view(&kind, 1));
+    switch (s.kind) {
+      case ArgKind::kTuple: remaining += s.size; h.add(std::to_string(s.size)); break;
+      case ArgKind::kString: h.add(std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kPointer:
+      case ArgKind::kUnsupported:
+        throw_type(sig, i, "is a constexpr and takes a tuple of ints, floats, bools, strings or None, not of tensors");
+      default: h.add(std::string_view(reinterpret_cast<const char*>(&s.value.u), 8));
+    }
+  }
+  return h.finish();
+}
+
+}  // namespace
+
 void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* args, std::size_t n,
                  int device_check, EncodedCall& out) {
   const std::size_t np = sig.params.size();
   if (n > np || n < sig.num_required) [[unlikely]] throw_count(sig, n);
 
   VariantKey& key = out.key;
-  key.words[0] = static_cast<uint64_t>(o.arch) | (uint64_t{o.arch_specific} << 16) |
-                 (static_cast<uint64_t>(o.num_warps) << 24) | (static_cast<uint64_t>(o.num_stages) << 32) |
-                 (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
-                 (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);
-  key.words[1] = static_cast<uint64_t>(o.maxnreg);
+  put_header(o, key);
   const uint32_t entry_words = param_words(np);
   uint64_t entry_word = 0;  // four entries gather in a register, then go out as one store
   auto set_entry = [&](std::size_t i, uint16_t entry) {
@@ -247,88 +385,12 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
       set_entry(i, put_constexpr(sig, i, s, key, cw));
       continue;
     }
-    if (s.kind == ArgKind::kUnsupported) [[unlikely]] {
-      throw_type(sig, i, fmt::format("has dtype {}, which Triton does not accept", s.value.s));
+    bool is_param;
+    set_entry(i, encode_value(sig, i, p, s, device_check, key, cw, out.cells[kp], is_param));
+    if (is_param) {
+      out.params[kp] = &out.cells[kp];
+      ++kp;
     }
-    if (s.kind == ArgKind::kString) [[unlikely]] {
-      throw_type(sig, i, "got a string, which only constexpr parameters take");
-    }
-    if (s.kind == ArgKind::kPointer && device_check >= 0 && s.device != kUnknownDevice && s.device != device_check)
-        [[unlikely]] {
-      throw_device(sig, i, s, device_check);
-    }
-
-    TypeToken fixed = p.annotation;
-    if (fixed == kNoToken && s.kind != ArgKind::kPointer && s.dtype != DType::kInvalid) fixed = scalar_token(s.dtype);
-
-    uint64_t& cell = out.cells[kp];
-    TypeToken token;
-    Attr attr = Attr::kNone;
-
-    if (fixed != kNoToken) {
-      token = fixed;
-      DType dt = token_dtype(fixed);
-      bool never_specialized = !is_pointer(fixed) && (dt == DType::kBool || is_float_dtype(dt) ||
-                                                      dtype_name(dt)[0] == 'f');
-      if (is_pointer(fixed)) {
-        if (s.kind == ArgKind::kPointer) {
-          cell = reinterpret_cast<uint64_t>(s.value.p);
-          if (p.specialize) attr = alignment_attr(p, cell);
-        } else if (s.kind == ArgKind::kNone) {
-          cell = 0;  // Triton passes None to a typed pointer as a null pointer
-        } else {
-          throw_type(sig, i, fmt::format("is annotated {} and expected a tensor, got {}", token_name(fixed), kind_name(s)));
-        }
-      } else {
-        if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone) [[unlikely]] {
-          throw_type(sig, i, fmt::format("has type {} and expected a scalar, got {}", token_name(fixed), kind_name(s)));
-        }
-        store_scalar(sig, i, s, dt, cell);
-        if (!never_specialized && p.specialize && is_integer(s) && !(s.kind == ArgKind::kInt && s.value.i == 1)) {
-          attr = alignment_attr(p, int_bits(s));
-        }
-      }
-    } else {
-      switch (s.kind) {
-        case ArgKind::kNone: set_entry(i, put_constexpr(sig, i, s, key, cw)); continue;
-        case ArgKind::kBool:
-          token = scalar_token(DType::kBool);
-          cell = static_cast<uint64_t>(s.value.i);
-          break;
-        case ArgKind::kFloat: {
-          token = scalar_token(DType::kFloat32);
-          float f = static_cast<float>(s.value.f);
-          cell = 0;
-          std::memcpy(&cell, &f, 4);
-          break;
-        }
-        case ArgKind::kInt:
-        case ArgKind::kUInt:
-          if (p.specialize && s.kind == ArgKind::kInt && s.value.i == 1) {
-            set_entry(i, put_constexpr(sig, i, s, key, cw));
-            continue;
-          }
-          if (fits_i32(s)) {
-            token = scalar_token(DType::kInt32);
-            cell = static_cast<uint32_t>(static_cast<int32_t>(s.value.i));
-          } else {
-            token = scalar_token(s.kind == ArgKind::kUInt ? DType::kUInt64 : DType::kInt64);
-            cell = s.value.u;
-          }
-          if (p.specialize) attr = alignment_attr(p, int_bits(s));
-          break;
-        case ArgKind::kPointer:
-          if (s.dtype == DType::kInvalid) [[unlikely]] throw_type(sig, i, "is a pointer without a dtype");
-          token = pointer_token(s.dtype, false);
-          cell = reinterpret_cast<uint64_t>(s.value.p);
-          if (p.specialize) attr = alignment_attr(p, cell);
-          break;
-        default: throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
-      }
-    }
-    set_entry(i, param_entry(token, attr));
-    out.params[kp] = &cell;
-    ++kp;
   }
   if (np % 4 != 0) key.words[kHeaderWords + np / 4] = entry_word;
   out.num_kernel_params = kp;
@@ -336,9 +398,92 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
   key.finish();
 }
 
+void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* slots,
+                        std::size_t n_slots, int device_check, EncodedCall& out) {
+  const std::size_t np = sig.params.size();
+  std::size_t starts[kMaxParams];
+  const std::size_t n = argument_starts(sig, slots, n_slots, starts);
+  if (n < sig.num_required) throw_count(sig, n);
+  VariantKey& key = out.key;
+  put_header(o, key);
+  uint32_t cw = kHeaderWords + param_words(np);
+  for (uint32_t w = kHeaderWords; w < cw; ++w) key.words[w] = 0;
+  auto set_entry = [&](std::size_t i, uint16_t entry) { key.words[kHeaderWords + i / 4] |= uint64_t{entry} << (16 * (i % 4)); };
+  auto room = [&](std::size_t words) {
+    if (cw + words > kMaxKeyWords) throw ValueError(fmt::format("{}: too many tuple elements in one call", sig.name));
+  };
+  uint32_t kp = 0;
+  for (std::size_t i = 0; i < np; ++i) {
+    const ParamRule& p = sig.rules[i];
+    const ArgSlot* s = i < n ? &slots[starts[i]] : &argument_or_default(sig, slots, 0, i);
+    const std::size_t available = i < n ? n_slots - starts[i] : 1;
+    room(4);
+    if (p.is_constexpr) {
+      if (s->kind == ArgKind::kTuple) {
+        const Digest d = tuple_digest(sig, i, s, available);
+        key.words[cw++] = d.high;
+        key.words[cw++] = d.low;
+        set_entry(i, param_entry(kConstexprToken, Attr::kNone, kVTuple));
+      } else {
+        set_entry(i, put_constexpr(sig, i, *s, key, cw));
+      }
+      continue;
+    }
+    if (s->kind != ArgKind::kTuple) {
+      bool is_param;
+      set_entry(i, encode_value(sig, i, p, *s, device_check, key, cw, out.cells[kp], is_param));
+      if (is_param) {
+        out.params[kp] = &out.cells[kp];
+        ++kp;
+      }
+      continue;
+    }
+    if (p.annotation != kNoToken) throw_type(sig, i, "has a type annotation and got a tuple");
+    // The tuple's tree, in pre-order: a node word per tuple, a leaf word per element (then the
+    // value words of a leaf folded into a constexpr).
+    set_entry(i, param_entry(kTupleToken, Attr::kNone));
+    std::size_t remaining = 1;
+    for (std::size_t pos = 0; remaining > 0; ++pos) {
+      const ArgSlot& e = s[pos];
+      --remaining;
+      room(4);
+      if (e.kind == ArgKind::kTuple) {
+        key.words[cw++] = kTreeNode | e.size;
+        remaining += e.size;
+        continue;
+      }
+      if (kp >= kMaxParams) throw ValueError(fmt::format("{}: more than {} kernel parameters", sig.name, kMaxParams));
+      const uint32_t leaf = cw++;
+      bool is_param;
+      const uint16_t entry = encode_value(sig, i, p, e, device_check, key, cw, out.cells[kp], is_param);
+      key.words[leaf] = kTreeLeaf | entry;
+      if (is_param) {
+        out.params[kp] = &out.cells[kp];
+        ++kp;
+      }
+    }
+  }
+  out.num_kernel_params = kp;
+  key.size = cw;
+  key.finish();
+}
+
+const ArgSlot& CallArgs::param(const KernelSignature& sig, std::size_t i) const {
+  if (!nested) return argument_or_default(sig, slots, count, i);
+  std::size_t starts[kMaxParams];
+  const std::size_t n = argument_starts(sig, slots, count, starts);
+  return i < n ? slots[starts[i]] : argument_or_default(sig, slots, 0, i);
+}
+
 int kernel_param_count(const KernelSignature& sig, const VariantKey& key) {
   int count = 0;
-  for_each_param(sig, key, [&](std::size_t, const DecodedParam& d) { count += d.token != kConstexprToken; });
+  for_each_param(sig, key, [&](std::size_t, const DecodedParam& d) {
+    if (d.token == kTupleToken) {
+      walk_tuple(key, d.tree, [&](const TupleStep& step) { count += step.leaf && entry_token(step.entry) != kConstexprToken; });
+    } else {
+      count += d.token != kConstexprToken;
+    }
+  });
   return count;
 }
 
@@ -358,13 +503,32 @@ std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
 
 }  // namespace
 
-std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const ArgSlot* args, std::size_t n) {
+std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const CallArgs& args) {
   std::string text;
+  auto leaf_text = [](uint16_t entry, uint64_t value) -> std::string {
+    if (entry_token(entry) == kConstexprToken) return entry_value_kind(entry) == kVNone ? "None" : std::to_string(value);
+    return token_name(entry_token(entry)) + (entry_attr(entry) == Attr::kDivisible16 ? ":16" : "");
+  };
   for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {
     if (!text.empty()) text += ", ";
     text += sig.params[i].name;
-    if (d.token == kConstexprToken) {
-      text += "=" + constexpr_text(d, argument_or_default(sig, args, n, i));
+    if (d.token == kTupleToken) {
+      text += ": ";
+      bool first = true;
+      walk_tuple(key, d.tree, [&](const TupleStep& step) {
+        if (step.kind == TupleStep::kEnd) {
+          text += ")";
+          first = false;
+          return;
+        }
+        if (!first) text += ", ";
+        first = step.kind == TupleStep::kBegin;
+        text += step.kind == TupleStep::kBegin ? "(" : leaf_text(step.entry, step.value);
+      });
+    } else if (d.token == kConstexprToken && d.value_kind == kVTuple) {
+      text += "=(tuple)";
+    } else if (d.token == kConstexprToken) {
+      text += "=" + constexpr_text(d, args.param(sig, i));
     } else {
       text += ": " + token_name(d.token);
       if (d.attr == Attr::kDivisible16) text += ":16";

@@ -16,12 +16,13 @@ inline constexpr TypeToken kNoToken = 0;
 inline constexpr TypeToken kPointerBit = 0x40;
 inline constexpr TypeToken kConstPointerBit = 0x80;
 inline constexpr TypeToken kConstexprToken = 0x3F;
+inline constexpr TypeToken kTupleToken = 0x3E;  // a tuple: its tree is in the key's tail
 
 constexpr TypeToken scalar_token(DType dtype) noexcept { return static_cast<TypeToken>(dtype); }
 constexpr TypeToken pointer_token(DType dtype, bool is_const) noexcept {
   return static_cast<TypeToken>(static_cast<uint8_t>(dtype) | kPointerBit | (is_const ? kConstPointerBit : 0));
 }
-constexpr bool is_pointer(TypeToken t) noexcept { return (t & kPointerBit) != 0 && t != kConstexprToken; }
+constexpr bool is_pointer(TypeToken t) noexcept { return (t & kPointerBit) != 0; }
 constexpr DType token_dtype(TypeToken t) noexcept { return static_cast<DType>(t & 0x3F); }
 
 // "i32", "*fp16", "*kbf16", "constexpr".

@@ -140,7 +140,7 @@ void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int dev
     const ResolvedOptions options = f.resolve(t.call.config, ActiveBackend::device_target(device));
     encode_call(f.sig, options, t.call.slots, f.sig.params.size(), device, t.encoded);
     const Variant* v = f.cache.find(t.encoded.key);
-    if (v == nullptr) v = find_or_build_variant(f, options, t.encoded.key, t.call.slots, f.sig.params.size());
+    if (v == nullptr) v = find_or_build_variant(f, options, t.encoded.key, CallArgs{t.call.slots, f.sig.params.size()});
     t.kernel = v->loaded[device].load(std::memory_order_acquire);
     if (t.kernel == nullptr) t.kernel = load_on_device(f, *v, device);
   } catch (const CompileError& e) {

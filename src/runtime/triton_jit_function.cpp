@@ -176,14 +176,29 @@ int launch_device(const LaunchConfig& config, const ArgSlot* args, std::size_t n
   return device >= 0 ? device : ActiveBackend::current_device();
 }
 
-// The launch of a call whose arguments are final (no decorator left to run).
+// Each parameter's slot (a tuple's header slot) of a nested call, for a grid function.
+__attribute__((noinline)) void top_level_slots(const TritonJITFunction::Impl& f, const ArgSlot* slots,
+                                               std::size_t num_slots, ArgSlot* out) {
+  const detail::CallArgs args{slots, num_slots, true};
+  for (std::size_t i = 0; i < f.sig.params.size(); ++i) out[i] = args.param(f.sig, i);
+}
+
+// The launch of a call whose arguments are final (no decorator left to run). Nested: the slots
+// include tuples (TritonJITFunction::launch_nested).
+template <bool Nested>
 void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const ArgSlot* args, std::size_t num_args,
                   int device) {
   const ResolvedOptions options = f.resolve(given, device_target(f.sig.name, device));
   EncodedCall call;
-  detail::encode_call(f.sig, options, args, num_args, device, call);
+  if constexpr (Nested) {
+    detail::encode_call_nested(f.sig, options, args, num_args, device, call);
+  } else {
+    detail::encode_call(f.sig, options, args, num_args, device, call);
+  }
   const Variant* v = f.cache.find(call.key);
-  if (v == nullptr) [[unlikely]] v = detail::find_or_build_variant(f, options, call.key, args, num_args);
+  if (v == nullptr) [[unlikely]] {
+    v = detail::find_or_build_variant(f, options, call.key, detail::CallArgs{args, num_args, Nested});
+  }
   const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
   if (k == nullptr) [[unlikely]] k = detail::load_on_device(f, *v, device);
   detail::HotSettings& settings = detail::hot_settings();
@@ -192,7 +207,13 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
   LaunchConfig computed;
   if (given.grid_fn != nullptr) [[unlikely]] {
     computed = given;
-    computed.grid = given.grid_fn(LaunchMeta(&f.sig, args, num_args, given), given.grid_data);
+    if constexpr (Nested) {
+      ArgSlot params[detail::kMaxParams];
+      top_level_slots(f, args, num_args, params);
+      computed.grid = given.grid_fn(LaunchMeta(&f.sig, params, f.sig.params.size(), given), given.grid_data);
+    } else {
+      computed.grid = given.grid_fn(LaunchMeta(&f.sig, args, num_args, given), given.grid_data);
+    }
     config = &computed;
   }
   const detail::LaunchHooks* hooks = settings.hooks.load(std::memory_order_acquire);
@@ -215,7 +236,7 @@ __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, cons
   const int device = launch_device(config, args, num_args);
   if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
   if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
-  launch_bound(f, call.config, call.slots, f.sig.params.size(), device);
+  launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
 }
 
 }  // namespace
@@ -226,7 +247,17 @@ void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, 
     launch_decorated(f, config, args, num_args);
     return;
   }
-  launch_bound(f, config, args, num_args, launch_device(config, args, num_args));
+  launch_bound<false>(f, config, args, num_args, launch_device(config, args, num_args));
+}
+
+void TritonJITFunction::launch_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const {
+  Impl& f = *impl_;
+  if (f.sig.decorated()) [[unlikely]] {
+    throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
+                                "supported",
+                                f.sig.name));
+  }
+  launch_bound<true>(f, config, slots, num_slots, launch_device(config, slots, num_slots));
 }
 
 namespace {
@@ -257,13 +288,16 @@ Target warmup_target(const std::string& kernel, const LaunchConfig& config) {
   return target;
 }
 
-VariantInfo warmup_bound(TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
-                         std::size_t num_args) {
+VariantInfo warmup_bound(TritonJITFunction::Impl& f, const LaunchConfig& config, const detail::CallArgs& args) {
   const ResolvedOptions options = f.resolve(config, warmup_target(f.sig.name, config));
   auto call = std::make_unique<EncodedCall>();
-  detail::encode_call(f.sig, options, args, num_args, /*device_check=*/-1, *call);
+  if (args.nested) {
+    detail::encode_call_nested(f.sig, options, args.slots, args.count, /*device_check=*/-1, *call);
+  } else {
+    detail::encode_call(f.sig, options, args.slots, args.count, /*device_check=*/-1, *call);
+  }
   const Variant* v = f.cache.find(call->key);
-  if (v == nullptr) v = detail::find_or_build_variant(f, options, call->key, args, num_args);
+  if (v == nullptr) v = detail::find_or_build_variant(f, options, call->key, args);
   return info_of(*v);
 }
 
@@ -288,13 +322,13 @@ std::unique_ptr<detail::PreparedCall> prepare_until_autotune(TritonJITFunction::
 
 VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
-  if (!f.sig.decorated()) return warmup_bound(f, config, args, num_args);
+  if (!f.sig.decorated()) return warmup_bound(f, config, detail::CallArgs{args, num_args});
   const int device = warmup_device(config);
   detail::Binding binding;
   auto call = prepare_until_autotune(f, config, args, num_args, binding, device);
   const std::size_t at = detail::autotune_step(f.sig);
   if (binding == detail::Binding::kExplicit || at == detail::kNoAutotune) {
-    return warmup_bound(f, call->config, call->slots, f.sig.params.size());
+    return warmup_bound(f, call->config, detail::CallArgs{call->slots, f.sig.params.size()});
   }
   // As Triton's Autotuner.warmup: every config worth trying (or the one already chosen).
   std::vector<int> configs;
@@ -309,10 +343,21 @@ VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot*
     detail::copy_call(f.sig, *call, *trial);
     detail::apply_config(f.sig, c, *trial);
     detail::run_decorators(f, *trial, at + 1, device);
-    VariantInfo info = warmup_bound(f, trial->config, trial->slots, f.sig.params.size());
+    VariantInfo info = warmup_bound(f, trial->config, detail::CallArgs{trial->slots, f.sig.params.size()});
     if (!first) first = std::move(info);
   }
   return *first;
+}
+
+VariantInfo TritonJITFunction::warmup_nested(const LaunchConfig& config, const ArgSlot* slots,
+                                             std::size_t num_slots) const {
+  Impl& f = *impl_;
+  if (f.sig.decorated()) {
+    throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
+                                "supported",
+                                f.sig.name));
+  }
+  return warmup_bound(f, config, detail::CallArgs{slots, num_slots, true});
 }
 
 std::vector<std::string> TritonJITFunction::autotune_configs() const {

@@ -91,22 +91,20 @@ void abandon_in_flight(void* arg) {
   f->done_cv = new std::condition_variable();  // the old one may count waiters that are gone
 }
 
-std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
-                                      std::size_t n) {
+std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
   auto v = std::make_unique<Variant>(key);
-  v->signature_text = describe_variant(f.sig, key, args, n);
+  v->signature_text = describe_variant(f.sig, key, args);
   v->target = target_name(Target{o.arch, o.arch_specific});
   v->num_kernel_params = kernel_param_count(f.sig, key) + 2;  // and the global and profile scratch pointers
   return v;
 }
 
 // Bundle or disk; an entry whose content fails its check is dropped (and removed from disk).
-std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
-                                        std::size_t n) {
+std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
   auto started = Clock::now();
   auto stored = load_variant(f.id, key, offline_now());
   if (!stored) return nullptr;
-  auto v = make_variant(f, o, key, args, n);
+  auto v = make_variant(f, o, key, args);
   try {
     v->metadata = check_compiled(f.sig.name, stored->entry.metadata_json, stored->entry.binary,
                                  Target{o.arch, o.arch_specific});
@@ -122,16 +120,16 @@ std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const
 }
 
 std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key,
-                                          const ArgSlot* args, std::size_t n) {
+                                          const CallArgs& args) {
   auto started = Clock::now();
-  auto v = make_variant(f, o, key, args, n);
+  auto v = make_variant(f, o, key, args);
   if (offline_now()) {
     throw_offline(f.sig.name,
                   fmt::format("the variant ({}) for {} with num_warps={}, num_stages={}, num_ctas={}",
                               v->signature_text, v->target, o.num_warps, o.num_stages, o.num_ctas),
                   f.location.file.empty() ? f.location.module : f.location.file);
   }
-  const std::string request = compile_request_json(f.sig, o, key, args, n);
+  const std::string request = compile_request_json(f.sig, o, key, args);
   const std::string environment = compiler_environment_digest();
   CompiledBinary compiled;
   try {
@@ -213,8 +211,7 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
   return f;
 }
 
-const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const ArgSlot* args,
-                                     std::size_t n) {
+const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
   f.misses.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<InFlight> flight;
   bool leader = false;
@@ -242,8 +239,8 @@ const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const Va
   std::unique_ptr<Variant> built;
   std::exception_ptr error;
   try {
-    built = stored_variant(f, o, key, args, n);
-    if (!built) built = compiled_variant(f, o, key, args, n);
+    built = stored_variant(f, o, key, args);
+    if (!built) built = compiled_variant(f, o, key, args);
   } catch (...) {
     error = std::current_exception();
   }

@@ -53,7 +53,7 @@ TEST(ArgumentEncoding, IntegersChooseTheirTypeByValueNotByCppWidth) {
   EXPECT_EQ(cell_as<int32_t>(e, 0), 7);
   EXPECT_EQ(cell_as<int64_t>(e, 1), int64_t{1} << 40);
   EXPECT_EQ(cell_as<uint64_t>(e, 2), ~uint64_t{0});
-  auto request = compile_request_json(sig, ResolvedOptions{}, e.call->key, nullptr, 3);
+  auto request = compile_request_json(sig, ResolvedOptions{}, e.call->key, CallArgs{nullptr, 3});
   EXPECT_NE(request.find(R"("signature":["i32","i64","u64"])"), std::string::npos) << request;
 }
 
@@ -79,7 +79,7 @@ TEST(ArgumentEncoding, FixedWidthFromCppActsLikeAnAnnotation) {
   auto sig = signature(("[" + param("n") + "]").c_str());
   auto e = encode(sig, {to_slot(fixed<int64_t>(5))});
   EXPECT_EQ(cell_as<int64_t>(e, 0), 5);
-  auto request = compile_request_json(sig, ResolvedOptions{}, e.call->key, nullptr, 1);
+  auto request = compile_request_json(sig, ResolvedOptions{}, e.call->key, CallArgs{nullptr, 1});
   EXPECT_NE(request.find(R"("signature":["i64"])"), std::string::npos) << request;
 }
 

@@ -332,3 +332,27 @@ TEST(Fork, ChildCompilesAfreshWhatTheParentWasCompiling) {
   EXPECT_TRUE(in_flight) << "the compile finished before the fork; the test proved nothing";
   EXPECT_EQ(f.stats().compiles, 1u);
 }
+
+TEST(Compile, TupleArgumentsAreSpecialisedElementByElement) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "tuples");
+  auto v = f.warmup(sm90(), std::make_tuple(aligned_f32(), misaligned_f32()), std::array<int64_t, 2>{16, 1}, 2.0f,
+                    std::make_tuple(std::string_view("fast"), 3, std::make_tuple(std::nullopt)), 128);
+  EXPECT_EQ(v.signature, "ptrs: (*fp32:16, *fp32), sizes: (i32:16, 1), scale: fp32, OPTS=(tuple), BLOCK=128");
+  expect_cubin(v);  // the cubin takes the flattened elements that are not constexpr
+  EXPECT_EQ(v.num_kernel_params, 3 + 1 + 2);
+  const auto compiles = f.stats().compiles;
+  auto again = f.warmup(sm90(), std::make_tuple(aligned_f32(), misaligned_f32()), std::array<int64_t, 2>{16, 1}, 2.0f,
+                        std::make_tuple(std::string_view("fast"), 3, std::make_tuple(std::nullopt)), 128);
+  EXPECT_EQ(again.cubin, v.cubin);
+  EXPECT_EQ(f.stats().compiles, compiles);
+  // Another constexpr tuple, or an element with another specialisation, is another variant.
+  f.warmup(sm90(), std::make_tuple(aligned_f32(), misaligned_f32()), std::array<int64_t, 2>{16, 1}, 2.0f,
+           std::make_tuple(std::string_view("exact"), 3, std::make_tuple(std::nullopt)), 128);
+  f.warmup(sm90(), std::make_tuple(aligned_f32(), aligned_f32()), std::array<int64_t, 2>{16, 1}, 2.0f,
+           std::make_tuple(std::string_view("exact"), 3, std::make_tuple(std::nullopt)), 128);
+  EXPECT_EQ(f.stats().compiles, compiles + 2);
+  triton_jit::ArgumentBuilder built;
+  built.add(std::make_tuple(aligned_f32(), misaligned_f32())).begin_tuple(2).add(16).add(1).add(2.0f);
+  built.add(std::make_tuple(std::string_view("fast"), 3, std::make_tuple(std::nullopt))).add(128);
+  EXPECT_EQ(f.warmup(sm90(), built).cubin, v.cubin);
+}

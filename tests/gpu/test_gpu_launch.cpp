@@ -294,3 +294,14 @@ TEST_F(Gpu, NoHeapAllocationOnACacheHit) {
   EXPECT_EQ(allocations, 0);
   expect_close(out, x * 2 + y, 1e-6);
 }
+
+TEST_F(Gpu, TupleArgumentsReachTheKernelElementByElement) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/parity_kernels.py", "tuples");
+  for (int64_t n : {1000, 4096}) {
+    at::Tensor x = at::randn({n}, cuda());
+    at::Tensor out = at::full({n}, std::nan(""), cuda());
+    LaunchConfig c = grid_for(n, 256);
+    k(c, std::make_tuple(x, out), std::array<int64_t, 2>{n, n}, 3.0f, std::make_tuple(std::string_view("fast")), 256);
+    expect_close(out, x * 3.0, 1e-6);
+  }
+}

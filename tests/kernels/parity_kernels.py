@@ -90,3 +90,11 @@ def tuned(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr, EVEN: tl.constexpr):
 
 def not_a_kernel(x):
     return x
+
+
+@triton.jit
+def tuples(ptrs, sizes, scale, OPTS: tl.constexpr, BLOCK: tl.constexpr):
+    """Tuple parameters: Triton specialises every element (and a constexpr tuple as a whole)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(ptrs[0] + offsets, mask=offsets < sizes[0])
+    tl.store(ptrs[1] + offsets, x * scale, mask=offsets < sizes[1])

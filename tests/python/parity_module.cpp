@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include <triton_jit/torch.h>
@@ -160,17 +161,35 @@ PYBIND11_MODULE(triton_jit_parity, m) {
     auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
     std::vector<at::Tensor> keep;
     std::vector<std::string> strings;
-    keep.reserve(args.size());
-    strings.reserve(args.size());
+    keep.reserve(4096);
+    strings.reserve(4096);
     std::vector<ArgSlot> slots;
-    for (auto item : args) {
+    bool nested = false;
+    // ("tuple", [items]) is a tuple argument: its header slot, then its elements' slots.
+    std::function<void(const py::handle&)> add = [&](const py::handle& item) {
       auto pair = item.cast<py::tuple>();
-      slots.push_back(make_slot(pair[0].cast<std::string>(), pair[1], keep, strings));
-    }
+      const std::string ctype = pair[0].cast<std::string>();
+      if (ctype == "tuple") {
+        auto elements = pair[1].cast<py::list>();
+        ArgSlot header;
+        header.kind = triton_jit::ArgKind::kTuple;
+        header.size = static_cast<uint32_t>(elements.size());
+        slots.push_back(header);
+        nested = true;
+        for (auto e : elements) add(e);
+      } else {
+        slots.push_back(make_slot(ctype, pair[1], keep, strings));
+      }
+    };
+    for (auto item : args) add(item);
     triton_jit::detail::ResolvedOptions options;
     auto call = std::make_unique<triton_jit::detail::EncodedCall>();
     try {
-      triton_jit::detail::encode_call(sig, options, slots.data(), slots.size(), -1, *call);
+      if (nested) {
+        triton_jit::detail::encode_call_nested(sig, options, slots.data(), slots.size(), -1, *call);
+      } else {
+        triton_jit::detail::encode_call(sig, options, slots.data(), slots.size(), -1, *call);
+      }
     } catch (const triton_jit::TypeError& e) {
       throw py::type_error(e.what());
     } catch (const triton_jit::ValueError& e) {
@@ -178,7 +197,8 @@ PYBIND11_MODULE(triton_jit_parity, m) {
     }
     py::list words;
     for (uint32_t i = 0; i < call->key.size; ++i) words.append(call->key.words[i]);
-    return py::make_tuple(triton_jit::detail::compile_request_json(sig, options, call->key, slots.data(), slots.size()),
-                          words, call->num_kernel_params);
+    const triton_jit::detail::CallArgs call_args{slots.data(), slots.size(), nested};
+    return py::make_tuple(triton_jit::detail::compile_request_json(sig, options, call->key, call_args), words,
+                          call->num_kernel_params);
   });
 }

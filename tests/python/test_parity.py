@@ -92,6 +92,23 @@ def gen_string(rng):
     return value, ("string", value)
 
 
+def gen_tuple_of(*element_generators, nest=True):
+    """A tuple of 1 to 4 elements from the generators, sometimes holding a nested tuple."""
+    def generate(rng):
+        items = []
+        for _ in range(rng.randint(1, 4)):
+            if nest and rng.random() < 0.2:
+                items.append(gen_tuple_of(*element_generators, nest=False)(rng))
+            else:
+                items.append(rng.choice(element_generators)(rng))
+        return tuple(v for v, _ in items), ("tuple", [c for _, c in items])
+    return generate
+
+
+def gen_constexpr_scalar(rng):
+    return rng.choice([gen_int, gen_float, gen_bool, gen_none, gen_string])(rng)
+
+
 def const(gen_value):
     return lambda rng: gen_value
 
@@ -108,6 +125,8 @@ KERNELS_UNDER_TEST = {
                    lambda r: rng_choice(r, [gen_float, gen_int]), gen_bool], 4),
     "optional_bias": ([gen_pointer, gen_pointer_or_none, gen_pointer, gen_int, gen_scalar, gen_bool,
                        lambda r: rng_choice(r, [gen_bool, gen_none, gen_int]), gen_block], 0),
+    "tuples": ([gen_tuple_of(gen_pointer, gen_pointer_or_none), gen_tuple_of(gen_int, gen_scalar), gen_scalar,
+                gen_tuple_of(gen_constexpr_scalar), gen_block], 0),
 }
 
 
@@ -115,24 +134,40 @@ def rng_choice(rng, generators):
     return rng.choice(generators)(rng)
 
 
+def untag_tuple(value):
+    return tuple(untag(v) for v in value)
+
+
 def untag(tagged):
     (kind, value), = tagged.items()
     if kind == "float":
         return float.fromhex(value)
+    if kind == "tuple":
+        return untag_tuple(value)
     return None if kind == "none" else value
 
 
 def typed(value):
+    if isinstance(value, tuple):
+        return ("tuple", tuple(typed(v) for v in value))
     return (type(value).__name__, value)
+
+
+def tuplify(value):
+    return tuple(tuplify(v) for v in value) if isinstance(value, list) else value
+
+
+def path(text):
+    return tuple(int(p) for p in text.split(","))
 
 
 def ours(describe_json, cpp_args):
     request_json, _, _ = triton_jit_parity.encode(describe_json, cpp_args)
     request = json.loads(request_json)
     params = json.loads(describe_json)["params"]
-    signature = {p["name"]: t for p, t in zip(params, request["signature"])}
-    constexprs = {int(i): typed(untag(v)) for i, v in request["constexprs"].items()}
-    attrs = {int(i): [list(a) for a in v] for i, v in request["attrs"].items()}
+    signature = {p["name"]: tuplify(t) for p, t in zip(params, request["signature"])}
+    constexprs = {path(i): typed(untag(v)) for i, v in request["constexprs"].items()}
+    attrs = {path(i): [list(a) for a in v] for i, v in request["attrs"].items()}
     return signature, constexprs, attrs
 
 

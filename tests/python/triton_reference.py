@@ -12,7 +12,8 @@ def describe(file, function):
 
 
 def reference_specialization(file, function, values, target="cuda:90"):
-    """(signature, constexprs, attrs) for a list of Python argument values."""
+    """(signature, constexprs, attrs) for a list of Python argument values; constexprs and attrs
+    are keyed by path (parameter, then indices into a tuple), as Triton keys them."""
     from triton.compiler import make_backend
     from triton._utils import find_paths_if, get_iterable_path
     from triton.runtime.jit import create_function_from_signature
@@ -23,8 +24,8 @@ def reference_specialization(file, function, values, target="cuda:90"):
     sigvals = [x[0] for x in specialization]
     signature = {p.name: v for p, v in zip(fn.params, sigvals)}
     constexpr_paths = find_paths_if(sigvals, lambda _, val: val == "constexpr")
-    constexprs = {path[0]: get_iterable_path(list(bound_args.values()), path) for path in constexpr_paths}
+    constexprs = {tuple(path): get_iterable_path(list(bound_args.values()), path) for path in constexpr_paths}
     attrvals = [x[1] for x in specialization]
     attr_paths = find_paths_if(attrvals, lambda _, x: isinstance(x, str))
-    attrs = {path[0]: backend.parse_attr(get_iterable_path(attrvals, path)) for path in attr_paths}
+    attrs = {tuple(path): backend.parse_attr(get_iterable_path(attrvals, path)) for path in attr_paths}
     return signature, constexprs, attrs

@@ -47,6 +47,8 @@ def _tag_value(value):
         return {"float": value.hex()}
     if isinstance(value, str):
         return {"str": value}
+    if isinstance(value, tuple):
+        return {"tuple": [_tag_value(v) for v in value]}
     if hasattr(value, "value"):  # tl.constexpr(...) as a default
         return _tag_value(value.value)
     return {"unsupported": repr(value)}
@@ -58,7 +60,19 @@ def _untag_value(tagged):
         return float.fromhex(value)
     if kind == "none":
         return None
+    if kind == "tuple":
+        return tuple(_untag_value(v) for v in value)
     return value
+
+
+def _tuplify(value):
+    """JSON lists of a nested signature back into Triton's tuples."""
+    return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
+
+
+def _path(text):
+    """A constexpr's or attribute's path, "1,0" -> (1, 0): parameter, then tuple indices."""
+    return tuple(int(part) for part in text.split(","))
 
 
 def _param_kind(param):
@@ -285,9 +299,9 @@ def compile(file, module, function, search_path, request_json):
     request = json.loads(request_json)
     kernel = load_kernel(file, module, function, list(search_path))
     fn = kernel.fn
-    signature = dict(zip(fn.arg_names, request["signature"]))
-    constexprs = {(int(i), ): _untag_value(v) for i, v in request["constexprs"].items()}
-    attrs = {(int(i), ): [list(a) for a in v] for i, v in request["attrs"].items()}
+    signature = dict(zip(fn.arg_names, (_tuplify(t) for t in request["signature"])))
+    constexprs = {_path(i): _untag_value(v) for i, v in request["constexprs"].items()}
+    attrs = {_path(i): [list(a) for a in v] for i, v in request["attrs"].items()}
     target = _target(request["target"])
     backend = make_backend(target)
     options = _options(backend, request["options"], fn)
