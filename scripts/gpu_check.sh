@@ -2,13 +2,13 @@
 # The GPU verification in one call, for a machine with a GPU and a preinstalled Python that has
 # torch and triton (no internet): builds against that Python (Release), runs every C++ suite
 # (GPU ones included) and the GPU-facing Python tests, the demo (cold, then warm and offline),
-# the launch benchmarks, the comparison of autotuning with Triton's own, and the GPU suites under
-# compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
+# the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
+# into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests demo benchmarks autotune memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests demo benchmarks autotune aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests demo benchmarks autotune memcheck} "
+stages=" ${*:-build tests demo benchmarks autotune aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -75,6 +75,19 @@ if want autotune; then
   stage "autotuning against Triton's"
   timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/autotune/compare.py" --build "$build" \
     --json "$out/autotune.json" 2>&1 | tee "$out/autotune.txt" | tail -n 14
+fi
+
+if want aot; then
+  stage "triton_jit_aot tunes into a bundle; an offline process uses it"
+  aot_dir="$build/aot-tune"
+  rm -rf "$aot_dir"
+  TRITON_JIT_CACHE_DIR="$aot_dir/cache" timeout 900 "$build/bin/triton_jit_aot" \
+    "$root/tests/kernels/aot_tune_manifest.json" -o "$aot_dir/bundle" > "$out/aot-tune.txt" 2>&1
+  echo "triton_jit_aot: exit $?"
+  grep -E '^tuned|written to' "$out/aot-tune.txt"
+  TRITON_JIT_CACHE_DIR="$aot_dir/empty" TRITON_JIT_BUNDLE_PATH="$aot_dir/bundle" TRITON_JIT_OFFLINE=1 \
+    PYTHONHOME=/nonexistent "$build/bin/tune_probe" "$root/tests/kernels/decorated_kernels.py" 4096 device 2>&1 |
+    tee "$out/aot-offline.txt" | tail -n 1
 fi
 
 if want memcheck && command -v compute-sanitizer > /dev/null; then

@@ -9,6 +9,7 @@
 
 #include "triton_jit/arguments.h"
 #include "triton_jit/config.h"
+#include "triton_jit/device_buffer.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/settings.h"

@@ -134,6 +134,14 @@ CUresult fake_cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUst
   g_copies.fetch_add(1);
   return CUDA_SUCCESS;
 }
+CUresult fake_cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
+  std::memmove(reinterpret_cast<void*>(dst), src, n);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t n) {
+  std::memmove(dst, reinterpret_cast<const void*>(src), n);
+  return CUDA_SUCCESS;
+}
 
 CUresult fake_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction, void** params, void**) {
   if (c->sharedMemBytes > 232448) return CUDA_ERROR_INVALID_VALUE;
@@ -168,7 +176,8 @@ const Entry kEntries[] = {
     FAKE_ENTRY(cuFuncSetCacheConfig), FAKE_ENTRY(cuLaunchKernelEx), FAKE_ENTRY(cuEventCreate),
     FAKE_ENTRY(cuEventRecord), FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuEventElapsedTime),
     FAKE_ENTRY(cuEventDestroy), FAKE_ENTRY(cuStreamSynchronize), FAKE_ENTRY(cuMemAlloc), FAKE_ENTRY(cuMemFree),
-    FAKE_ENTRY(cuMemsetD8Async), FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemcpyDtoDAsync)};
+    FAKE_ENTRY(cuMemsetD8Async), FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemcpyDtoDAsync),
+    FAKE_ENTRY(cuMemcpyHtoD), FAKE_ENTRY(cuMemcpyDtoH)};
 
 std::atomic<bool> g_record{true};
 std::atomic<int> g_params_to_record{0};

@@ -1,8 +1,11 @@
 // triton_jit_aot: compiles the variants a manifest lists into a bundle directory, which
 // triton_jit_embed_bundle() in CMake builds into a program (see manifest.h for the format).
 //
-//   triton_jit_aot manifest.json -o bundle/
+//   triton_jit_aot manifest.json -o bundle/ [--no-tune]
 //
+// A manifest's "tune" entries are real calls, run on the GPU: the configs @triton.autotune
+// chooses for them go into the bundle with their variants. Without a GPU they are an error,
+// unless --no-tune says to leave them out.
 // Exits 0 only when every variant was compiled and written; anything else is an error naming
 // the file, the manifest entry and the kernel.
 #include <unistd.h>
@@ -19,19 +22,22 @@
 #include <triton_jit/triton_jit.h>
 
 #include "manifest.h"
+#include "tensors.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
-    "usage: triton_jit_aot <manifest.json> -o <bundle directory>\n"
+    "usage: triton_jit_aot <manifest.json> -o <bundle directory> [--no-tune]\n"
     "       triton_jit_aot --help | --version\n"
     "\n"
     "Compiles every variant a manifest lists for its target and writes them, with the kernels'\n"
     "static signatures, into the bundle directory. triton_jit_embed_bundle(<target> <dir>) in\n"
     "CMake builds a bundle into a program, which then needs no Python, Triton or kernel sources\n"
-    "for those variants. The manifest format is described in triton_jit_aot(1).\n";
+    "for those variants. The manifest's \"tune\" calls run on the GPU and put the configs that\n"
+    "@triton.autotune chooses into the bundle; --no-tune leaves them out (needed without a GPU).\n"
+    "The manifest format is described in triton_jit_aot(1).\n";
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,6 +57,38 @@ void progress(std::size_t done, std::size_t total, const std::string& what, doub
   std::fflush(stderr);
 }
 
+triton_jit::Grid evaluate_grid(const triton_jit::LaunchMeta& meta, void* data) {
+  const auto& grid = *static_cast<const std::vector<triton_jit::aot::GridExpression>*>(data);
+  triton_jit::Grid out{1, 1, 1};
+  for (std::size_t d = 0; d < grid.size(); ++d) {
+    const int64_t v = grid[d].evaluate(
+        [](std::string_view name, const void* m) { return (*static_cast<const triton_jit::LaunchMeta*>(m))[name]; },
+        &meta);
+    if (v < 0 || v > 0x7fffffff) {
+      throw triton_jit::ValueError("grid '" + grid[d].text() + "' is " + std::to_string(v) +
+                                   "; expected 0 to 2^31 - 1");
+    }
+    out[d] = static_cast<unsigned>(v);
+  }
+  return out;
+}
+
+// One real call, on the default stream of the current device: the first call with its key
+// tunes. Returns the config chosen.
+std::string tune(const triton_jit::TritonJITFunction& f, const triton_jit::aot::Tuning& t) {
+  const auto tensors = triton_jit::aot::make_tensors(t.args);
+  const auto slots = triton_jit::aot::to_slots(t.args, triton_jit::aot::pointers(t.args, tensors));
+  triton_jit::LaunchConfig config = t.options;
+  config.grid_fn = &evaluate_grid;
+  config.grid_data = const_cast<std::vector<triton_jit::aot::GridExpression>*>(&t.grid);
+  f.launch(config, slots.data(), slots.size());
+  // A copy on the default stream waits for the call, and reports a fault in it.
+  char sink = 0;
+  if (!tensors.empty()) tensors.front().download(&sink, 1);
+  const auto choice = f.autotune_choice(config, slots.data(), slots.size());
+  return choice ? choice->text : std::string("(not an autotuned kernel: compiled only)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,7 +101,8 @@ int main(int argc, char** argv) {
     std::printf("triton_jit_aot %s\n", TRITON_JIT_VERSION);
     return 0;
   }
-  if (args.size() != 3 || args[1] != "-o") {
+  const bool no_tune = args.size() == 4 && args[3] == "--no-tune";
+  if ((args.size() != 3 && !no_tune) || args[1] != "-o") {
     std::fputs(kUsage, stderr);
     return 2;
   }
@@ -95,9 +134,38 @@ int main(int argc, char** argv) {
         progress(done, total, f.name() + " (" + v.signature + ")", seconds, terminal);
       }
     }
+    std::size_t tuned = 0, skipped = 0;
+    for (const auto& k : manifest.kernels) {
+      if (k.tunings.empty()) continue;
+      if (no_tune) {
+        skipped += k.tunings.size();
+        continue;
+      }
+      auto& f = triton_jit::TritonJITFunction::get_instance(k.kernel, k.function);
+      for (const auto& t : k.tunings) {
+        context = manifest_path.string() + ": " + t.where + " (" + f.name() + ")";
+        if (!triton_jit::cuda_available()) {
+          throw std::runtime_error("tuning runs on a GPU and there is none here; run where one is, or pass "
+                                   "--no-tune to leave the tuning calls out");
+        }
+        const auto tuning_started = std::chrono::steady_clock::now();
+        const std::string chosen = tune(f, t);
+        ++tuned;
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_started).count();
+        std::fprintf(stderr, "%stuned %s %s: %s (%.1f s)\n", terminal && tuned == 1 ? "\n" : "", f.name().c_str(),
+                     t.where.c_str(), chosen.c_str(), seconds);
+      }
+    }
+    if (skipped != 0) {
+      std::fprintf(stderr, "%s%zu tuning calls left out (--no-tune): their keys are not in the bundle\n",
+                   terminal ? "\n" : "", skipped);
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::fprintf(stderr, "%s%zu variants of %zu kernels written to %s in %.1f s\n", terminal ? "\n" : "", done,
-                 manifest.kernels.size(), fs::absolute(args[2]).c_str(), seconds);
+    const std::string keys = tuned == 0 ? "" : " and " + std::to_string(tuned) + " tuned keys";
+    std::fprintf(stderr, "%s%zu variants of %zu kernels%s written to %s in %.1f s\n",
+                 terminal && skipped == 0 && tuned == 0 ? "\n" : "", done, manifest.kernels.size(), keys.c_str(),
+                 fs::absolute(args[2]).c_str(), seconds);
     return 0;
   } catch (const triton_jit::aot::ManifestError& e) {
     std::fprintf(stderr, "\ntriton_jit_aot: %s\n", e.what());

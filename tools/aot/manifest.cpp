@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <optional>
+
+#include <nlohmann/json.hpp>
 
 namespace triton_jit::aot {
 namespace {
@@ -77,8 +78,9 @@ struct Parser {
     return c;
   }
 
-  Argument argument(const json& a, const std::string& where) const {
+  Argument argument(const json& a, const std::string& where, bool tuning = false) const {
     Argument out;
+    if (tuning && a.is_object() && a.contains("tensor")) return tensor(a, where);
     if (a.is_null()) {
       out.kind = Argument::Kind::kNone;
     } else if (a.is_boolean()) {
@@ -100,9 +102,90 @@ struct Parser {
       out.text = text(a, where, "str", true);
     } else if (a.is_string()) {
       type_or_string(a.get_ref<const std::string&>(), where, out);
+      if (tuning && (out.kind == Argument::Kind::kPointer || out.kind == Argument::Kind::kScalarType)) {
+        fail(where, fmt::format("'{}' is a type; a tuning call needs values: a number, or for a pointer "
+                                "{{\"tensor\": \"fp16\", \"numel\": 1024}}", a.get<std::string>().substr(0, 100)));
+      }
     } else {
       fail(where, "tuple arguments (nested lists) are not supported in manifests");
     }
+    return out;
+  }
+
+  // {"tensor": "fp16", "numel": 1024} or {"tensor": "fp16", "shape": [32, 32], "fill": "zero"}
+  Argument tensor(const json& a, const std::string& where) const {
+    only_keys(a, where, {"tensor", "numel", "shape", "fill"});
+    Argument out;
+    out.kind = Argument::Kind::kTensor;
+    std::string type = text(a, where, "tensor", true);
+    if (type.starts_with('*')) type.erase(0, 1);
+    const std::optional<DType> dtype = dtype_named(type);
+    if (!dtype) fail(where, fmt::format("'tensor' is '{}'; expected an element type such as fp16, bf16, fp32, i32",
+                                        type.substr(0, 100)));
+    out.dtype = *dtype;
+    constexpr uint64_t kMaxElements = uint64_t{1} << 40;
+    const auto numel = a.find("numel");
+    const auto shape = a.find("shape");
+    if ((numel == a.end()) == (shape == a.end())) fail(where, "give one of 'numel' and 'shape'");
+    if (numel != a.end()) {
+      if (!numel->is_number_unsigned() || numel->get<uint64_t>() == 0 || numel->get<uint64_t>() > kMaxElements) {
+        fail(where, "'numel' must be an integer from 1 to 2^40");
+      }
+      out.numel = numel->get<uint64_t>();
+    } else {
+      if (!shape->is_array() || shape->empty() || shape->size() > 8) fail(where, "'shape' must be a list of 1 to 8 sizes");
+      out.numel = 1;
+      for (const json& d : *shape) {
+        if (!d.is_number_unsigned() || d.get<uint64_t>() == 0 || d.get<uint64_t>() > kMaxElements / out.numel) {
+          fail(where, "'shape' must hold positive sizes of at most 2^40 elements in all");
+        }
+        out.numel *= d.get<uint64_t>();
+      }
+    }
+    const std::string fill = text(a, where, "fill", false);
+    if (!fill.empty() && fill != "random" && fill != "zero") {
+      fail(where, fmt::format("'fill' is '{}'; expected 'random' or 'zero'", fill.substr(0, 100)));
+    }
+    out.random = fill != "zero";
+    return out;
+  }
+
+  std::vector<GridExpression> grid(const json& g, const std::string& where) const {
+    if (!g.is_array() || g.empty() || g.size() > 3) fail(where, "must be a list of one to three dimensions");
+    std::vector<GridExpression> out;
+    for (std::size_t d = 0; d < g.size(); ++d) {
+      const std::string at = fmt::format("{}[{}]", where, d);
+      if (g[d].is_number_unsigned()) {
+        if (g[d].get<uint64_t>() > 0x7fffffffu) fail(at, "a grid dimension is at most 2^31 - 1");
+        out.push_back(GridExpression::constant(g[d].get<int64_t>()));
+      } else if (g[d].is_string()) {
+        try {
+          out.push_back(GridExpression::parse(g[d].get_ref<const std::string&>()));
+        } catch (const std::invalid_argument& e) {
+          fail(at, fmt::format("'{}': {}", g[d].get<std::string>().substr(0, 100), e.what()));
+        }
+      } else {
+        fail(at, "must be a non-negative integer or an expression such as \"cdiv(n, BLOCK)\"");
+      }
+    }
+    return out;
+  }
+
+  Tuning tuning(const json& t, const std::string& where, const LaunchConfig& kernel_options) const {
+    if (!t.is_object()) fail(where, "must be an object with 'args' and 'grid'");
+    only_keys(t, where, {"args", "grid", "options"});
+    Tuning out;
+    out.where = where;
+    out.options = kernel_options;
+    if (auto o = t.find("options"); o != t.end()) out.options = options(*o, where + ".options");
+    auto args = t.find("args");
+    if (args == t.end() || !args->is_array()) fail(where, "'args' must be a list of arguments");
+    for (std::size_t a = 0; a < args->size(); ++a) {
+      out.args.push_back(argument((*args)[a], fmt::format("{}.args[{}]", where, a), /*tuning=*/true));
+    }
+    auto g = t.find("grid");
+    if (g == t.end()) fail(where, "'grid' is missing");
+    out.grid = grid(*g, where + ".grid");
     return out;
   }
 
@@ -192,19 +275,27 @@ Manifest parse_manifest(std::string_view text, const std::string& file) {
     Kernel kernel;
     kernel.where = fmt::format("kernels[{}]", k);
     if (!entry.is_object()) p.fail(kernel.where, "must be an object");
-    p.only_keys(entry, kernel.where, {"kernel", "function", "options", "signatures"});
+    p.only_keys(entry, kernel.where, {"kernel", "function", "options", "signatures", "tune"});
     kernel.kernel = p.text(entry, kernel.where, "kernel", true);
     if (kernel.kernel.empty()) p.fail(kernel.where, "'kernel' is empty");
     kernel.function = p.text(entry, kernel.where, "function", false);
     const bool module_spec = kernel.kernel.find(':') != std::string::npos && !kernel.kernel.ends_with(".py");
     if (kernel.function.empty() && !module_spec) p.fail(kernel.where, "'function' is missing");
     if (auto o = entry.find("options"); o != entry.end()) kernel.options = p.options(*o, kernel.where + ".options");
-    auto signatures = entry.find("signatures");
-    if (signatures == entry.end() || !signatures->is_array() || signatures->empty()) {
-      p.fail(kernel.where, "'signatures' must be a non-empty list of argument lists");
+    if (auto tune = entry.find("tune"); tune != entry.end()) {
+      if (!tune->is_array() || tune->empty()) p.fail(kernel.where, "'tune' must be a non-empty list of calls");
+      for (std::size_t t = 0; t < tune->size(); ++t) {
+        kernel.tunings.push_back(p.tuning((*tune)[t], fmt::format("{}.tune[{}]", kernel.where, t), kernel.options));
+      }
     }
-    for (std::size_t s = 0; s < signatures->size(); ++s) {
-      const json& signature = (*signatures)[s];
+    static const json kNone = json::array();
+    auto signatures = entry.find("signatures");
+    const json& listed = signatures == entry.end() ? kNone : *signatures;
+    if (!listed.is_array() || (listed.empty() && kernel.tunings.empty())) {
+      p.fail(kernel.where, "'signatures' must be a non-empty list of argument lists (or give 'tune')");
+    }
+    for (std::size_t s = 0; s < listed.size(); ++s) {
+      const json& signature = listed[s];
       const std::string where = fmt::format("{}.signatures[{}]", kernel.where, s);
       if (!signature.is_array()) p.fail(where, "must be a list of arguments");
       std::vector<Argument> arguments;
@@ -218,11 +309,16 @@ Manifest parse_manifest(std::string_view text, const std::string& file) {
   return m;
 }
 
-std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments) {
+std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments, const std::vector<DevicePointer>& tensors) {
   alignas(64) static unsigned char memory[256];  // addresses only: nothing is read or written
   std::vector<ArgSlot> slots;
+  std::size_t next_tensor = 0;
   for (const Argument& a : arguments) {
     switch (a.kind) {
+      case Argument::Kind::kTensor:
+        if (next_tensor >= tensors.size()) throw std::logic_error("to_slots: a tensor argument without memory");
+        slots.push_back(to_slot(tensors[next_tensor++]));
+        break;
       case Argument::Kind::kNone: slots.push_back(to_slot(std::nullopt)); break;
       case Argument::Kind::kBool: slots.push_back(to_slot(a.i != 0)); break;
       case Argument::Kind::kInt: slots.push_back(to_slot(a.i)); break;

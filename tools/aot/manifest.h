@@ -16,6 +16,18 @@
 // aligned), "i32", "i64", "u64" (":16" when divisible by 16), "fp32", "u1"; or a value for a
 // constexpr or to specialise on: a number, true/false, null, or a string that is not a type
 // ({"str": "..."} for one that looks like a type).
+//
+// A kernel with @triton.autotune may also list calls to tune on a GPU ("signatures" is then
+// optional): triton_jit_aot runs each as a real call, which tunes its key, and the chosen config
+// goes into the bundle with its variant.
+//   "tune": [{"args": [{"tensor": "fp16", "numel": 16777216}, {"tensor": "fp16", "shape": [4096, 4096]},
+//                      {"tensor": "fp16", "numel": 16777216, "fill": "zero"}, 4096, 4096, 4096],
+//             "grid": ["cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)", 1, 1]}]
+// "args" are the call's arguments, as a C++ caller passes them (the parameters the decorators
+// set left out): a tensor is device memory of "numel" elements or of a "shape", filled with
+// values in [-1, 1) ("fill": "random", the default; integers in [0, 16)) or zeros; other values
+// are as in a signature, types excepted. "grid" is one to three dimensions, each an integer or
+// an expression (grid_expression.h); "options" (optional) as for the kernel.
 // Unknown keys and values out of range are errors naming the file, the entry and the key.
 #pragma once
 
@@ -27,6 +39,8 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "grid_expression.h"
+
 namespace triton_jit::aot {
 
 class ManifestError : public std::runtime_error {
@@ -35,9 +49,11 @@ class ManifestError : public std::runtime_error {
 };
 
 struct Argument {
-  enum class Kind { kNone, kBool, kInt, kUInt, kFloat, kString, kPointer, kScalarType };
+  enum class Kind { kNone, kBool, kInt, kUInt, kFloat, kString, kPointer, kScalarType, kTensor };
   Kind kind = Kind::kNone;
-  DType dtype = DType::kInvalid;  // kPointer, kScalarType
+  DType dtype = DType::kInvalid;  // kPointer, kScalarType, kTensor
+  uint64_t numel = 0;             // kTensor
+  bool random = true;             // kTensor: random values, else zeros
   bool aligned = false;           // kPointer, kScalarType: the ":16" suffix
   bool is_const = false;          // kPointer: "*k..."
   int64_t i = 0;
@@ -46,12 +62,20 @@ struct Argument {
   std::string text;  // kString
 };
 
+struct Tuning {
+  std::string where;  // "kernels[2].tune[0]", for messages
+  LaunchConfig options;
+  std::vector<Argument> args;
+  std::vector<GridExpression> grid;  // one to three dimensions
+};
+
 struct Kernel {
   std::string where;  // "kernels[2]", for messages
   std::string kernel;
   std::string function;
   LaunchConfig options;
   std::vector<std::vector<Argument>> signatures;
+  std::vector<Tuning> tunings;
 };
 
 struct Manifest {
@@ -62,7 +86,8 @@ struct Manifest {
 // Parses and validates; throws ManifestError "<file>: <where>: <what>".
 Manifest parse_manifest(std::string_view text, const std::string& file);
 
-// The call's argument slots; strings point into `arguments`, which must outlive them.
-std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments);
+// The call's argument slots; strings point into `arguments`, which must outlive them. Tensor
+// arguments take `tensors` in order (tensors.h makes them).
+std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments, const std::vector<DevicePointer>& tensors = {});
 
 }  // namespace triton_jit::aot

@@ -35,12 +35,17 @@ concept BackendPolicy = requires(const KernelImage& image, int device, const typ
   // params[num_params + 1] must point to scratch_cells[0] and [1], which launch fills.
   { B::launch(kernel, config, params, num_params, scratch_cells) } -> std::same_as<void>;
   // Autotuning: the device's name (a tuning result is kept per kind of device), device memory
-  // for snapshots, stream-ordered fills and copies, and timing as triton.testing.do_bench does.
+  // for snapshots, stream-ordered fills and copies, host copies (DeviceBuffer), and timing as triton.testing.do_bench does.
   { B::device_name(device) } -> std::same_as<std::string>;
   { B::allocate(device, std::size_t{}) } -> std::same_as<void*>;
   { B::release(device, static_cast<void*>(nullptr)) } -> std::same_as<void>;
   { B::fill_zero(static_cast<void*>(nullptr), std::size_t{}, config.stream) } -> std::same_as<void>;
   { B::copy(static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}, config.stream) }
+      -> std::same_as<void>;
+  { B::synchronize(device, config.stream) } -> std::same_as<void>;
+  { B::upload(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}) }
+      -> std::same_as<void>;
+  { B::download(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}) }
       -> std::same_as<void>;
   { B::benchmark(device, config.stream, static_cast<void (*)(void*)>(nullptr), static_cast<void*>(nullptr), 25.0,
                  100.0) } -> std::same_as<std::array<double, 3>>;

@@ -330,6 +330,24 @@ void CudaBackend::copy(void* destination, const void* source, std::size_t bytes,
                                           reinterpret_cast<CUstream>(stream)));
 }
 
+void CudaBackend::synchronize(int device, Stream stream) {
+  const Driver& d = require_driver();
+  ContextScope scope(d, device);
+  TRITON_JIT_CU_CHECK(d.cuStreamSynchronize(reinterpret_cast<CUstream>(stream)));
+}
+
+void CudaBackend::upload(int device, void* destination, const void* host, std::size_t bytes) {
+  const Driver& d = require_driver();
+  ContextScope scope(d, device);
+  TRITON_JIT_CU_CHECK(d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(destination), host, bytes));
+}
+
+void CudaBackend::download(int device, void* host, const void* source, std::size_t bytes) {
+  const Driver& d = require_driver();
+  ContextScope scope(d, device);
+  TRITON_JIT_CU_CHECK(d.cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(source), bytes));
+}
+
 namespace {
 
 // Events for one benchmark, destroyed with it.

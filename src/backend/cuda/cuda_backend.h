@@ -37,6 +37,11 @@ class CudaBackend {
   static void* allocate(int device, std::size_t bytes);
   static void release(int device, void* ptr) noexcept;
   static void fill_zero(void* ptr, std::size_t bytes, Stream stream);
+  // Waits for the work queued on `stream` (nullptr: the legacy default stream).
+  static void synchronize(int device, Stream stream);
+  // Synchronous copies between host and device memory.
+  static void upload(int device, void* destination, const void* host, std::size_t bytes);
+  static void download(int device, void* host, const void* source, std::size_t bytes);
   static void copy(void* destination, const void* source, std::size_t bytes, Stream stream);
   // Times `run` on `stream` as triton.testing.do_bench does: once; five times, each after
   // flushing the L2 cache (a 256 MB memset), to estimate; warm-up runs for warmup_ms; then runs

@@ -42,7 +42,9 @@ struct Driver {
   X(cuMemFree)                       \
   X(cuMemsetD8Async)                 \
   X(cuMemsetD32Async)                \
-  X(cuMemcpyDtoDAsync)
+  X(cuMemcpyDtoDAsync)              \
+  X(cuMemcpyHtoD)                   \
+  X(cuMemcpyDtoH)
 
 #define TRITON_JIT_DECLARE(name) decltype(&::name) name = nullptr;
   TRITON_JIT_CUDA_FUNCTIONS(TRITON_JIT_DECLARE)
