@@ -35,6 +35,7 @@ const char* kind_name(const ArgSlot& s) {
     case ArgKind::kPointer: return "a pointer (tensor)";
     case ArgKind::kString: return "a string";
     case ArgKind::kUnsupported: return "an unsupported value";
+    case ArgKind::kTuple: return "a tuple";
   }
   return "an unknown value";
 }

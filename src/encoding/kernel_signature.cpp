@@ -117,6 +117,12 @@ void parse_autotune(const nlohmann::json& d, std::size_t index, KernelSignature&
     a.restore_value.push_back(param_index(sig, name, "restore_value"));
   }
   a.prune = d.value("prune", false) || d.value("perf_model", false);
+  a.warmup_ms = d.value("warmup_ms", 25.0);
+  a.rep_ms = d.value("rep_ms", 100.0);
+  if (!(a.warmup_ms >= 0 && a.warmup_ms <= 60000 && a.rep_ms > 0 && a.rep_ms <= 60000)) {
+    throw Error(fmt::format("{}: autotune warmup={} ms, rep={} ms: expected 0 to 60000 and 0 to 60000 (not 0)",
+                            sig.name, a.warmup_ms, a.rep_ms));
+  }
   a.hooks = d.value("hooks", std::vector<std::string>{});
   a.configs_digest = digest(d.at("configs").dump()).hex();
   sig.autotune = std::move(a);

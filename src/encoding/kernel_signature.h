@@ -64,6 +64,8 @@ struct AutotuneSpec {
   std::vector<std::size_t> reset_to_zero;  // parameter indices
   std::vector<std::size_t> restore_value;
   bool prune = false;                      // prune_configs_by (early_config_prune or perf_model), run in Python
+  double warmup_ms = 25;                   // do_bench's warmup and rep (the decorator's warmup=, rep=)
+  double rep_ms = 100;
   std::vector<std::string> hooks;          // user hooks C++ cannot run; calling the kernel is an error
   std::string configs_digest;              // identifies the configs (a tuning result is for these)
 };

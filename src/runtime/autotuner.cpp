@@ -150,13 +150,6 @@ void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int dev
   }
 }
 
-const TuningChoice* publish(Impl& f, std::unique_ptr<TuningChoice> choice) {
-  return with_function_lock(f, [&]() -> const TuningChoice* {
-    if (const TuningChoice* existing = f.tuned.find(choice->key)) return existing;
-    return f.tuned.insert(std::move(choice));
-  });
-}
-
 std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device, const VariantKey& key,
                                    const std::string& device_name) {
   const AutotuneSpec& a = *f.sig.autotune;
@@ -175,7 +168,7 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
     for (auto& t : trials) {
       if (t->kernel == nullptr) continue;
       RunContext context{t.get(), &snapshots.list()};
-      t->times = ActiveBackend::benchmark(device, t->call.config.stream, &run_trial, &context, 25.0, 100.0);
+      t->times = ActiveBackend::benchmark(device, t->call.config.stream, &run_trial, &context, a.warmup_ms, a.rep_ms);
     }
   }
   f.tunings.fetch_add(1, std::memory_order_relaxed);

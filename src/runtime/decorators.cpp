@@ -30,8 +30,6 @@ namespace {
 
 using Impl = TritonJITFunction::Impl;
 
-const char* kOptionNames[kOptionSlots] = {"num_warps", "num_stages", "num_ctas", "maxnreg"};
-
 [[noreturn]] __attribute__((noinline, cold)) void throw_decorated_count(const KernelSignature& sig, std::size_t given) {
   std::string names;
   for (std::size_t p : sig.user_params) names += (names.empty() ? "" : ", ") + sig.params[p].name;

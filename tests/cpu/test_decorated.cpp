@@ -88,6 +88,21 @@ TEST(Decorated, ACallPassesOnlyWhatNoDecoratorSetsAndTheFastestConfigIsKept) {
   EXPECT_EQ(f.stats().tunings, 2u);
 }
 
+TEST(Decorated, TheDecoratorsWarmupAndRepSetTheBenchmarksLength) {
+  // do_bench runs a config for about `rep` ms: rep=5 is a twentieth of the default 100 ms.
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  auto launches = [&](const char* name, auto... constexprs) {
+    const uint64_t before = hook<uint64_t()>("fake_cuda_launch_count")();
+    kernel(name)(grid_by_block(), x, out, 2048, constexprs...);
+    return hook<uint64_t()>("fake_cuda_launch_count")() - before;
+  };
+  const uint64_t short_bench = launches("scale_short_bench");
+  const uint64_t default_bench = launches("scale_tuned", 2.0f) / 2;  // four configs against two
+  EXPECT_GT(short_bench, 2u);
+  EXPECT_LT(short_bench * 5, default_bench) << short_bench << " launches against " << default_bench;
+}
+
 TEST(Decorated, HeuristicsInsideTheAutotunerSeeItsConfig) {
   auto& f = kernel("scale_tuned");
   auto x = device_pointer(g_x, DType::kFloat32);

@@ -100,6 +100,12 @@ def _config_json(config):
 AUTOTUNE_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 
 
+def _timing_arguments_only(autotuner):
+    """Whether the autotuner's benchmark is do_bench with its warmup / rep arguments (which C++
+    honours), not a user's function."""
+    return getattr(autotuner, "num_warmups", None) is not None or getattr(autotuner, "num_reps", None) is not None
+
+
 def _hook_names(autotuner):
     """The user hooks of an autotuner that C++ cannot run."""
     hooks = []
@@ -110,7 +116,9 @@ def _hook_names(autotuner):
     for i, config in enumerate(autotuner.configs):
         if getattr(config, "pre_hook", None) is not None:
             hooks.append(f"configs[{i}].pre_hook ({getattr(config.pre_hook, '__name__', 'a function')})")
-    if getattr(autotuner, "_do_bench", None) is not None or getattr(autotuner, "use_cuda_graph", False):
+    if getattr(autotuner, "use_cuda_graph", False):
+        hooks.append("use_cuda_graph (benchmarking through CUDA graphs)")
+    elif getattr(autotuner, "_do_bench", None) is not None and not _timing_arguments_only(autotuner):
         hooks.append("do_bench (a custom benchmark function)")
     return hooks
 
@@ -134,6 +142,8 @@ def _decorators_json(kernel):
                 "prune": getattr(wrapper, "early_config_prune", None) is not None,
                 "perf_model": getattr(wrapper, "perf_model", None) is not None,
                 "top_k": top_k if isinstance(top_k, (int, float)) else 1.0,
+                "warmup_ms": float(getattr(wrapper, "num_warmups", None) or 25),
+                "rep_ms": float(getattr(wrapper, "num_reps", None) or 100),
                 "hooks": _hook_names(wrapper),
             })
         else:
