@@ -6,6 +6,7 @@
 #include <set>
 #include <mutex>
 
+#include "build_paths.h"
 #include "cache/bundle.h"
 #include "cache/private_dir.h"
 #include "common/fork_guard.h"
@@ -14,7 +15,8 @@
 #include "common/settings.h"
 
 // Note [Cache identity]
-// A disk entry lives under v2/<digest of the function's identity>/ and is used only if
+// A disk entry lives under v2/<digest of the function's identity and of this library's compile
+// scripts>/ and is used only if
 //  - its header names the same identity (real path of the file, or module spec and search
 //    path, and the function's name): two files called k.py, or a symlink that moved, never
 //    share entries, and swapped entries are caught;
@@ -132,7 +134,9 @@ bool write_entry(const FunctionIdentity& id, const std::string& file, const std:
 
 FunctionIdentity make_identity(std::string identity, std::string portable, std::string label, std::string file) {
   FunctionIdentity id;
-  id.disk_dir = digest(identity).hex();
+  // The compile scripts decide what a signature holds: a cache made with other scripts (another
+  // version of the library) is kept apart rather than read with this version's meaning.
+  id.disk_dir = digest(identity + "\n" TRITON_JIT_SCRIPTS_DIGEST).hex();
   id.bundle_dir = digest(portable).hex();
   id.identity = std::move(identity);
   id.portable = std::move(portable);
