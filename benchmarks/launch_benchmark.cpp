@@ -22,7 +22,7 @@
 
 #include <triton_jit/torch.h>
 
-#include "common/triton_jit_ops.h"
+#include "common/ops.h"
 
 namespace {
 

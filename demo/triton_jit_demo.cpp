@@ -1,4 +1,4 @@
-// triton_jit_demo: runs the example operators and checks them against PyTorch.
+// triton_jit_demo: runs some of the operator library's ops and checks them against PyTorch.
 //
 // With a GPU: each operator on fresh random inputs, compared with ATen, in a table of
 // (op, shape, dtype, max error, time per call). Without one: compiles the operators' variants
@@ -15,7 +15,7 @@
 
 #include <triton_jit/torch.h>
 
-#include "common/triton_jit_ops.h"
+#include "common/ops.h"
 
 namespace {
 
@@ -59,14 +59,24 @@ int run_on_gpu() {
                      [=] { return at::add(strided, a); }});
     cases.push_back({"add", "512x1024 + 2.5", dtype, [=] { return triton_jit::ops::add(a, c10::Scalar(2.5)); },
                      [=] { return at::add(a, 2.5); }});
-    cases.push_back({"sum", "512x1024, dim=1", dtype, [=] { return triton_jit::ops::sum(a, 1, false); },
+    cases.push_back({"sum", "512x1024, dim=1", dtype, [=] { return triton_jit::ops::sum(a, {1}, false); },
                      [=] { return at::sum(a, {1}, false); }});
-    cases.push_back({"sum", "512x1024, dim=0, keepdim", dtype, [=] { return triton_jit::ops::sum(a, 0, true); },
+    cases.push_back({"sum", "512x1024, dim=0, keepdim", dtype, [=] { return triton_jit::ops::sum(a, {0}, true); },
                      [=] { return at::sum(a, {0}, true); }});
+    at::Tensor w = at::randn({1024}, options(dtype));
+    at::Tensor b = at::randn({1024, 768}, options(dtype)) / 32;
+    cases.push_back({"softmax", "512x1024, dim=-1", dtype, [=] { return triton_jit::ops::softmax(a, -1); },
+                     [=] { return at::softmax(a, -1); }});
+    cases.push_back({"rms_norm", "512x1024, weight", dtype, [=] { return triton_jit::ops::rms_norm(a, {1024}, w, 1e-6); },
+                     [=] { return at::rms_norm(a, {1024}, w, 1e-6); }});
+    cases.push_back({"silu_and_mul", "512x1024 -> 512x512", dtype, [=] { return triton_jit::ops::silu_and_mul(a); },
+                     [=] { return at::silu(a.narrow(1, 0, 512)) * a.narrow(1, 512, 512); }});
+    cases.push_back({"mm", "512x1024 @ 1024x768", dtype, [=] { return triton_jit::ops::mm(a, b); },
+                     [=] { return at::mm(a, b); }});
     (void)name;
   }
   int failures = 0;
-  std::printf("%-5s %-30s %-9s %-12s %-10s %s\n", "op", "shape", "dtype", "max error", "us/call", "result");
+  std::printf("%-12s %-30s %-9s %-12s %-10s %s\n", "op", "shape", "dtype", "max error", "us/call", "result");
   for (const auto& c : cases) {
     at::Tensor ours = c.ours();
     at::Tensor ref = c.reference();
@@ -75,7 +85,7 @@ int run_on_gpu() {
     double scale = std::max(1.0, ref.to(at::kDouble).abs().max().item<double>());
     bool ok = same_meta && std::isfinite(err) && err <= tolerance(ours.scalar_type()) * scale;
     failures += ok ? 0 : 1;
-    std::printf("%-5s %-30s %-9s %-12.3g %-10.2f %s\n", c.op.c_str(), c.shape.c_str(), c10::toString(c.dtype), err,
+    std::printf("%-12s %-30s %-9s %-12.3g %-10.2f %s\n", c.op.c_str(), c.shape.c_str(), c10::toString(c.dtype), err,
                 time_per_call_us(c.ours), ok ? "ok" : "MISMATCH");
   }
   std::printf("%zu checks, %d mismatches\n", cases.size(), failures);

@@ -5,10 +5,10 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests demo benchmarks autotune aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests demo benchmarks ops autotune aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests demo benchmarks autotune aot memcheck} "
+stages=" ${*:-build tests demo benchmarks ops autotune aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -45,7 +45,7 @@ stage "C++ suites"
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge
-       test_launch_path test_decorated test_gpu_launch test_gpu_decorated)
+       test_launch_path test_decorated test_gpu_launch test_gpu_decorated test_ops_stand_in)
 for t in "${tests[@]}"; do
   timeout 900 "$build/bin/$t" --gtest_output="json:$results/$t.json" > "$out/$t.txt" 2>&1
   grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul ' "$out/$t.txt"
@@ -53,7 +53,21 @@ done
 stage "pytest (GPU-facing)"
 TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rs "$root/tests/python/test_torch_ops.py" \
   "$root/tests/python/test_gil.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
-"$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
+stage "operator library against ATen (${TRITON_JIT_OPS_SHARDS:=8} processes)"
+ops_pids=()
+for ((shard = 0; shard < TRITON_JIT_OPS_SHARDS; shard++)); do
+  TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_TEST_SHARD="$shard/$TRITON_JIT_OPS_SHARDS" timeout 900 \
+    "$TRITON_JIT_PYTHON" -m pytest -q -rfs "$root/tests/python/test_ops.py" -p no:cacheprovider \
+    --junitxml="$results/ops-$shard.xml" > "$out/ops-$shard.txt" 2>&1 &
+  ops_pids+=($!)
+done
+wait "${ops_pids[@]}"
+cat "$out"/ops-*.txt | grep -E '^(FAILED|ERROR)' | head -n 60
+tail -q -n 1 "$out"/ops-*.txt
+ops_results=()
+for ((shard = 0; shard < TRITON_JIT_OPS_SHARDS; shard++)); do ops_results+=("ops-$shard"); done
+"$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest "${ops_results[@]}" 2>&1 |
+  tee "$out/tests.txt"
 fi
 
 if want demo; then
@@ -70,6 +84,11 @@ if want benchmarks; then
   TRITON_JIT_SKIP_FIRST_LAUNCH=${TRITON_JIT_SKIP_FIRST_LAUNCH:-1} timeout 900 bash "$root/scripts/run_benchmarks.sh" \
     > "$out/benchmarks.txt" 2>&1
   grep -A 30 "Paired timing" "$out/benchmarks.txt" | head -n 40
+fi
+if want ops; then
+  stage "operator benchmarks against ATen"
+  TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/bench_ops.py" \
+    --library "$build/lib/libtriton_jit_ops.so" --json "$out/ops-bench.json" 2>&1 | tee "$out/ops-bench.txt" | tail -n 80
 fi
 if want autotune; then
   stage "autotuning against Triton's"

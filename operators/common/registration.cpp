@@ -1,67 +1,291 @@
-// Registers the example operators with the PyTorch dispatcher: CUDA kernels through triton_jit,
-// Meta kernels for shape and dtype inference.
-#include <ATen/ExpandUtils.h>
-#include <ATen/WrapDimUtils.h>
-#include <ATen/ops/empty.h>
-#include <ATen/ops/result_type.h>
+// Every operator of the library, in one place: the schemas (ATen's, where ATen has the op, so
+// that each can stand in for it), the CUDA and Meta kernels (one function serves both: on Meta
+// tensors it stops after computing the result's shape), and the ATen stand-ins.
 #include <torch/library.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+
 #include <triton_jit/torch_library.h>
 
-#include "common/triton_jit_ops.h"
+#include "common/ops.h"
 
 namespace triton_jit::ops {
-
-std::vector<VariantInfo> add_warmup(c10::ScalarType dtype);
-std::vector<VariantInfo> sum_warmup(c10::ScalarType dtype);
-
-std::vector<VariantInfo> warmup(c10::ScalarType dtype) {
-  auto made = add_warmup(dtype);
-  for (auto& v : sum_warmup(dtype)) made.push_back(std::move(v));
-  return made;
-}
-
 namespace {
 
-at::Tensor add_tensor_cuda(const at::Tensor& self, const at::Tensor& other) { return ops::add(self, other); }
-at::Tensor add_scalar_cuda(const at::Tensor& self, const c10::Scalar& other) { return ops::add(self, other); }
-at::Tensor sum_dim_cuda(const at::Tensor& self, int64_t dim, bool keepdim) { return ops::sum(self, dim, keepdim); }
+using at::Tensor;
+using c10::Scalar;
+using Pair = std::tuple<Tensor, Tensor>;
 
-at::Tensor add_tensor_meta(const at::Tensor& self, const at::Tensor& other) {
-  return at::empty(at::infer_size(self.sizes(), other.sizes()), self.options().dtype(at::result_type(self, other)));
+// The registered forms: the dispatcher's C++ types for each schema.
+Tensor add_tensor(const Tensor& a, const Tensor& b, const Scalar& alpha) { return ops::add(a, b, alpha); }
+Tensor add_scalar(const Tensor& a, const Scalar& b, const Scalar& alpha) { return ops::add(a, b, alpha); }
+Tensor sub_tensor(const Tensor& a, const Tensor& b, const Scalar& alpha) { return ops::sub(a, b, alpha); }
+Tensor sub_scalar(const Tensor& a, const Scalar& b, const Scalar& alpha) { return ops::sub(a, b, alpha); }
+Tensor mul_tensor(const Tensor& a, const Tensor& b) { return ops::mul(a, b); }
+Tensor mul_scalar(const Tensor& a, const Scalar& b) { return ops::mul(a, b); }
+Tensor div_tensor(const Tensor& a, const Tensor& b) { return ops::div(a, b); }
+Tensor div_scalar(const Tensor& a, const Scalar& b) { return ops::div(a, b); }
+Tensor div_tensor_mode(const Tensor& a, const Tensor& b, std::optional<c10::string_view> mode) { return ops::div(a, b, mode); }
+Tensor div_scalar_mode(const Tensor& a, const Scalar& b, std::optional<c10::string_view> mode) { return ops::div(a, b, mode); }
+Tensor remainder_tensor(const Tensor& a, const Tensor& b) { return ops::remainder(a, b); }
+Tensor remainder_scalar(const Tensor& a, const Scalar& b) { return ops::remainder(a, b); }
+Tensor gelu_op(const Tensor& a, c10::string_view approximate) { return ops::gelu(a, approximate); }
+Tensor gelu_and_mul_op(const Tensor& a, c10::string_view approximate) { return ops::gelu_and_mul(a, approximate); }
+Tensor softmax_int(const Tensor& a, int64_t dim, std::optional<at::ScalarType> dtype) { return ops::softmax(a, dim, dtype); }
+Tensor log_softmax_int(const Tensor& a, int64_t dim, std::optional<at::ScalarType> dtype) {
+  return ops::log_softmax(a, dim, dtype);
 }
-at::Tensor add_scalar_meta(const at::Tensor& self, const c10::Scalar& other) {
-  return at::empty(self.sizes(), self.options().dtype(at::result_type(self, other)));
+Tensor softmax_aten(const Tensor& a, int64_t dim, bool half_to_float) {
+  return ops::softmax(a, dim, half_to_float ? std::optional<at::ScalarType>(at::kFloat) : std::nullopt);
 }
-at::Tensor sum_dim_meta(const at::Tensor& self, int64_t dim, bool keepdim) {
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
-  if (!shape.empty()) {
-    dim = at::maybe_wrap_dim(dim, self.dim());
-    if (keepdim) {
-      shape[dim] = 1;
-    } else {
-      shape.erase(shape.begin() + dim);
-    }
-  }
-  return at::empty(shape, self.options());
+Tensor log_softmax_aten(const Tensor& a, int64_t dim, bool half_to_float) {
+  return ops::log_softmax(a, dim, half_to_float ? std::optional<at::ScalarType>(at::kFloat) : std::nullopt);
 }
+Tensor layer_norm_op(const Tensor& input, c10::SymIntArrayRef shape, const std::optional<Tensor>& weight,
+                     const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
+  return ops::layer_norm_symint(input, shape, weight, bias, eps);
+}
+Tensor embedding_op(const Tensor& weight, const Tensor& indices, c10::SymInt padding_idx, bool scale, bool sparse) {
+  return ops::embedding(weight, indices, padding_idx.guard_int(__FILE__, __LINE__), scale, sparse);
+}
+Pair topk_op(const Tensor& self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  return ops::topk_symint(self, std::move(k), dim, largest, sorted);
+}
+
+// ---- ATen stand-ins -------------------------------------------------------------------------------
+
+using Installer = void (*)(::torch::Library&);
+#define TRITON_JIT_STAND_IN(name, fn) \
+  {name, [](::torch::Library& l) { l.impl(name, TORCH_FN(fn)); }}
+
+const std::map<std::string, Installer>& stand_ins() {
+  static const auto* table = new std::map<std::string, Installer>{
+      TRITON_JIT_STAND_IN("add.Tensor", add_tensor),
+      TRITON_JIT_STAND_IN("add.Scalar", add_scalar),
+      TRITON_JIT_STAND_IN("sub.Tensor", sub_tensor),
+      TRITON_JIT_STAND_IN("sub.Scalar", sub_scalar),
+      TRITON_JIT_STAND_IN("mul.Tensor", mul_tensor),
+      TRITON_JIT_STAND_IN("mul.Scalar", mul_scalar),
+      TRITON_JIT_STAND_IN("div.Tensor", div_tensor),
+      TRITON_JIT_STAND_IN("div.Scalar", div_scalar),
+      TRITON_JIT_STAND_IN("div.Tensor_mode", div_tensor_mode),
+      TRITON_JIT_STAND_IN("div.Scalar_mode", div_scalar_mode),
+      TRITON_JIT_STAND_IN("remainder.Tensor", remainder_tensor),
+      TRITON_JIT_STAND_IN("remainder.Scalar", remainder_scalar),
+      TRITON_JIT_STAND_IN("maximum", maximum),
+      TRITON_JIT_STAND_IN("minimum", minimum),
+      TRITON_JIT_STAND_IN("where.self", where),
+      TRITON_JIT_STAND_IN("neg", neg),
+      TRITON_JIT_STAND_IN("abs", abs),
+      TRITON_JIT_STAND_IN("exp", exp),
+      TRITON_JIT_STAND_IN("log", log),
+      TRITON_JIT_STAND_IN("sqrt", sqrt),
+      TRITON_JIT_STAND_IN("rsqrt", rsqrt),
+      TRITON_JIT_STAND_IN("sigmoid", sigmoid),
+      TRITON_JIT_STAND_IN("tanh", tanh),
+      TRITON_JIT_STAND_IN("relu", relu),
+      TRITON_JIT_STAND_IN("gelu", gelu_op),
+      TRITON_JIT_STAND_IN("silu", silu),
+      TRITON_JIT_STAND_IN("sum.dim_IntList", sum),
+      TRITON_JIT_STAND_IN("mean.dim", mean),
+      TRITON_JIT_STAND_IN("amax", amax),
+      TRITON_JIT_STAND_IN("max.dim", max),
+      TRITON_JIT_STAND_IN("min.dim", min),
+      TRITON_JIT_STAND_IN("argmax", argmax),
+      TRITON_JIT_STAND_IN("_softmax", softmax_aten),
+      TRITON_JIT_STAND_IN("_log_softmax", log_softmax_aten),
+      TRITON_JIT_STAND_IN("mm", mm),
+      TRITON_JIT_STAND_IN("addmm", addmm),
+      TRITON_JIT_STAND_IN("bmm", bmm),
+      TRITON_JIT_STAND_IN("embedding", embedding_op),
+      TRITON_JIT_STAND_IN("index_select", index_select),
+      TRITON_JIT_STAND_IN("gather", gather),
+      TRITON_JIT_STAND_IN("cat", cat),
+      TRITON_JIT_STAND_IN("topk", topk_op),
+  };
+  return *table;
+}
+#undef TRITON_JIT_STAND_IN
+
+struct StandInState {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<::torch::Library>> active;  // guarded by mutex
+};
+StandInState& stand_in_state() {
+  static auto* state = new StandInState();  // never destroyed: registrations may outlive statics
+  return *state;
+}
+
+std::string without_namespace(const std::string& name) {
+  return name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
+}
+
+void enable_op(const std::vector<std::string>& names) { ops::enable(names); }
+void disable_op() { disable(); }
+std::vector<std::string> stand_ins_op() { return standing_in(); }
+std::vector<std::string> enabled_op() { return enabled_stand_ins(); }
 
 }  // namespace
+
+void enable(const std::vector<std::string>& aten_ops) {
+  const auto& table = stand_ins();
+  for (const auto& name : aten_ops) {
+    if (table.count(without_namespace(name)) == 0) {
+      throw ValueError("triton_jit::ops::enable: no stand-in for '" + name + "' (standing_in() lists them)");
+    }
+  }
+  StandInState& s = stand_in_state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const auto& name : aten_ops) {
+    const std::string op = without_namespace(name);
+    if (s.active.count(op) != 0) continue;
+    auto library = std::make_unique<::torch::Library>(::torch::Library::IMPL, "aten", c10::DispatchKey::CUDA,
+                                                      __FILE__, __LINE__);
+    table.at(op)(*library);
+    s.active.emplace(op, std::move(library));
+  }
+}
+
+void disable() {
+  StandInState& s = stand_in_state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.active.clear();  // each Library's destruction takes its registrations back
+}
+
+std::vector<std::string> standing_in() {
+  std::vector<std::string> names;
+  for (const auto& [name, installer] : stand_ins()) names.push_back("aten::" + name);
+  return names;
+}
+
+std::vector<std::string> enabled_stand_ins() {
+  StandInState& s = stand_in_state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, library] : s.active) names.push_back("aten::" + name);
+  return names;
+}
+
 }  // namespace triton_jit::ops
 
 TORCH_LIBRARY(triton_jit, m) {
-  m.def("add.Tensor(Tensor self, Tensor other) -> Tensor");
-  m.def("add.Scalar(Tensor self, Scalar other) -> Tensor");
-  m.def("sum.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
+  // pointwise
+  m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  m.def("mul.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("mul.Scalar(Tensor self, Scalar other) -> Tensor");
+  m.def("div.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("div.Scalar(Tensor self, Scalar other) -> Tensor");
+  m.def("div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor");
+  m.def("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor");
+  m.def("remainder.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("remainder.Scalar(Tensor self, Scalar other) -> Tensor");
+  m.def("maximum(Tensor self, Tensor other) -> Tensor");
+  m.def("minimum(Tensor self, Tensor other) -> Tensor");
+  m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
+  for (const char* unary : {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "silu"}) {
+    m.def((std::string(unary) + "(Tensor self) -> Tensor").c_str());
+  }
+  m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
+  // fused
+  m.def("silu_and_mul(Tensor x) -> Tensor");
+  m.def("gelu_and_mul(Tensor x, str approximate='none') -> Tensor");
+  m.def("fused_add_rms_norm(Tensor x, Tensor residual, Tensor weight, float eps=1e-06) -> (Tensor, Tensor)");
+  m.def("rotary_embedding(Tensor x, Tensor cos, Tensor sin, Tensor? positions=None, bool interleaved=False) -> Tensor");
+  // reductions
+  m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  m.def("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
+  m.def("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
+  m.def("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
+  m.def("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
+  // norms
+  m.def("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+        "float eps=1e-05, bool cudnn_enable=True) -> Tensor");
+  m.def("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor");
+  // matmul
+  m.def("mm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
+  // indexing
+  m.def("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+        "bool sparse=False) -> Tensor");
+  m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor");
+  m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
+  m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
+  // standing in for ATen (no tensors: a kernel for every dispatch key)
+  m.def("enable_aten(str[] ops) -> ()", &triton_jit::ops::enable_op);
+  m.def("disable_aten() -> ()", &triton_jit::ops::disable_op);
+  m.def("aten_stand_ins() -> str[]", &triton_jit::ops::stand_ins_op);
+  m.def("enabled_aten_stand_ins() -> str[]", &triton_jit::ops::enabled_op);
 }
 
 namespace {
+
+namespace ops = triton_jit::ops;
 
 triton_jit::torch::OpLibrary& implementations() {
   static auto* library = [] {  // never destroyed: the registrations last for the process
     auto* l = new triton_jit::torch::OpLibrary("triton_jit");
-    l->impl("add.Tensor", &triton_jit::ops::add_tensor_cuda, &triton_jit::ops::add_tensor_meta)
-        .impl("add.Scalar", &triton_jit::ops::add_scalar_cuda, &triton_jit::ops::add_scalar_meta)
-        .impl("sum.dim", &triton_jit::ops::sum_dim_cuda, &triton_jit::ops::sum_dim_meta);
+    l->impl("add.Tensor", &ops::add_tensor, &ops::add_tensor)
+        .impl("add.Scalar", &ops::add_scalar, &ops::add_scalar)
+        .impl("sub.Tensor", &ops::sub_tensor, &ops::sub_tensor)
+        .impl("sub.Scalar", &ops::sub_scalar, &ops::sub_scalar)
+        .impl("mul.Tensor", &ops::mul_tensor, &ops::mul_tensor)
+        .impl("mul.Scalar", &ops::mul_scalar, &ops::mul_scalar)
+        .impl("div.Tensor", &ops::div_tensor, &ops::div_tensor)
+        .impl("div.Scalar", &ops::div_scalar, &ops::div_scalar)
+        .impl("div.Tensor_mode", &ops::div_tensor_mode, &ops::div_tensor_mode)
+        .impl("div.Scalar_mode", &ops::div_scalar_mode, &ops::div_scalar_mode)
+        .impl("remainder.Tensor", &ops::remainder_tensor, &ops::remainder_tensor)
+        .impl("remainder.Scalar", &ops::remainder_scalar, &ops::remainder_scalar)
+        .impl("maximum", &ops::maximum, &ops::maximum)
+        .impl("minimum", &ops::minimum, &ops::minimum)
+        .impl("where.self", &ops::where, &ops::where)
+        .impl("neg", &ops::neg, &ops::neg)
+        .impl("abs", &ops::abs, &ops::abs)
+        .impl("exp", &ops::exp, &ops::exp)
+        .impl("log", &ops::log, &ops::log)
+        .impl("sqrt", &ops::sqrt, &ops::sqrt)
+        .impl("rsqrt", &ops::rsqrt, &ops::rsqrt)
+        .impl("sigmoid", &ops::sigmoid, &ops::sigmoid)
+        .impl("tanh", &ops::tanh, &ops::tanh)
+        .impl("relu", &ops::relu, &ops::relu)
+        .impl("silu", &ops::silu, &ops::silu)
+        .impl("gelu", &ops::gelu_op, &ops::gelu_op)
+        .impl("silu_and_mul", &ops::silu_and_mul, &ops::silu_and_mul)
+        .impl("gelu_and_mul", &ops::gelu_and_mul_op, &ops::gelu_and_mul_op)
+        .impl("fused_add_rms_norm", &ops::fused_add_rms_norm, &ops::fused_add_rms_norm)
+        .impl("rotary_embedding", &ops::rotary_embedding, &ops::rotary_embedding)
+        .impl("sum.dim_IntList", &ops::sum, &ops::sum)
+        .impl("mean.dim", &ops::mean, &ops::mean)
+        .impl("amax", &ops::amax, &ops::amax)
+        .impl("max.dim", &ops::max, &ops::max)
+        .impl("min.dim", &ops::min, &ops::min)
+        .impl("argmax", &ops::argmax, &ops::argmax)
+        .impl("softmax.int", &ops::softmax_int, &ops::softmax_int)
+        .impl("log_softmax.int", &ops::log_softmax_int, &ops::log_softmax_int)
+        .impl("_softmax", &ops::softmax_aten, &ops::softmax_aten)
+        .impl("_log_softmax", &ops::log_softmax_aten, &ops::log_softmax_aten)
+        .impl("layer_norm", &ops::layer_norm_op, &ops::layer_norm_op)
+        .impl("rms_norm", &ops::rms_norm_symint, &ops::rms_norm_symint)
+        .impl("mm", &ops::mm, &ops::mm)
+        .impl("addmm", &ops::addmm, &ops::addmm)
+        .impl("bmm", &ops::bmm, &ops::bmm)
+        .impl("embedding", &ops::embedding_op, &ops::embedding_op)
+        .impl("index_select", &ops::index_select, &ops::index_select)
+        .impl("gather", &ops::gather, &ops::gather)
+        .impl("cat", &ops::cat, &ops::cat)
+        .impl("topk", &ops::topk_op, &ops::topk_op);
     return l;
   }();
   return *library;
@@ -70,3 +294,6 @@ triton_jit::torch::OpLibrary& implementations() {
 const bool kRegistered = (implementations(), true);
 
 }  // namespace
+
+// cat of an empty list has no tensor to dispatch on: this kernel says so as ATen does.
+TORCH_LIBRARY_IMPL(triton_jit, CompositeExplicitAutograd, m) { m.impl("cat", TORCH_FN(triton_jit::ops::cat)); }

@@ -18,8 +18,8 @@ def run_demo(level, tmp_path):
 def test_info_logs_each_phase_of_a_compile(tmp_path):
     result = run_demo("info", tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "[triton_jit] INFO  add_kernel: static signature of 16 parameters from" in result.stderr
-    assert "[triton_jit] INFO  add_kernel: compiled (x_ptr: *fp32:16" in result.stderr
+    assert "[triton_jit] INFO  binary_kernel: static signature of 20 parameters from" in result.stderr
+    assert "[triton_jit] INFO  binary_kernel: compiled (x_ptr: *fp32:16" in result.stderr
     assert "(Triton compile " in result.stderr
 
 

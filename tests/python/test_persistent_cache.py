@@ -79,7 +79,7 @@ def test_demo_runs_offline_from_a_warm_cache_and_fails_clearly_from_an_empty_one
     empty = subprocess.run([DEMO], env=dict(offline, TRITON_JIT_CACHE_DIR=str(tmp_path / "empty")),
                            capture_output=True, text=True, timeout=300)
     assert empty.returncode != 0
-    assert "add_kernel: its static signature is neither in the cache" in empty.stderr
+    assert "binary_kernel: its static signature is neither in the cache" in empty.stderr
     assert "compiling is disabled (offline mode)" in empty.stderr and "triton_jit_aot" in empty.stderr
 
 

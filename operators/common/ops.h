@@ -1,0 +1,121 @@
+// The operator library's C++ API: every op, callable directly (as below) or through the
+// dispatcher as torch.ops.triton_jit.<name> once libtriton_jit_ops.so is loaded. Signatures and
+// semantics mirror ATen's ops of the same name (broadcasting, type promotion, output layout,
+// errors), so that ops::enable() can route ATen's own calls here.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <ATen/core/IListRef.h>
+#include <c10/core/Scalar.h>
+#include <c10/util/OptionalArrayRef.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <triton_jit/triton_jit.h>
+
+namespace triton_jit::ops {
+
+// ---- pointwise: broadcasting, type promotion, Scalar forms ----------------------------------
+at::Tensor add(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha = 1);
+at::Tensor add(const at::Tensor& self, const c10::Scalar& other, const c10::Scalar& alpha = 1);
+at::Tensor sub(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha = 1);
+at::Tensor sub(const at::Tensor& self, const c10::Scalar& other, const c10::Scalar& alpha = 1);
+at::Tensor mul(const at::Tensor& self, const at::Tensor& other);
+at::Tensor mul(const at::Tensor& self, const c10::Scalar& other);
+// rounding_mode: none (true division), "trunc" or "floor".
+at::Tensor div(const at::Tensor& self, const at::Tensor& other, std::optional<std::string_view> rounding_mode = {});
+at::Tensor div(const at::Tensor& self, const c10::Scalar& other, std::optional<std::string_view> rounding_mode = {});
+at::Tensor remainder(const at::Tensor& self, const at::Tensor& other);
+at::Tensor remainder(const at::Tensor& self, const c10::Scalar& other);
+at::Tensor maximum(const at::Tensor& self, const at::Tensor& other);
+at::Tensor minimum(const at::Tensor& self, const at::Tensor& other);
+at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other);
+at::Tensor neg(const at::Tensor& self);
+at::Tensor abs(const at::Tensor& self);
+at::Tensor exp(const at::Tensor& self);
+at::Tensor log(const at::Tensor& self);
+at::Tensor sqrt(const at::Tensor& self);
+at::Tensor rsqrt(const at::Tensor& self);
+at::Tensor sigmoid(const at::Tensor& self);
+at::Tensor tanh(const at::Tensor& self);
+at::Tensor relu(const at::Tensor& self);
+at::Tensor gelu(const at::Tensor& self, std::string_view approximate = "none");
+at::Tensor silu(const at::Tensor& self);
+
+// ---- fused -----------------------------------------------------------------------------------
+// Gated MLP activations: x[..., :d] activated, times x[..., d:], for x[..., 2d].
+at::Tensor silu_and_mul(const at::Tensor& x);
+at::Tensor gelu_and_mul(const at::Tensor& x, std::string_view approximate = "none");
+// residual + x, and rms_norm of it: returns (normalised, the new residual).
+std::tuple<at::Tensor, at::Tensor> fused_add_rms_norm(const at::Tensor& x, const at::Tensor& residual,
+                                                      const at::Tensor& weight, double eps);
+// Rotary position embedding as LLMs apply it: x [..., tokens, heads, head_dim] (or [tokens, heads,
+// head_dim]); cos and sin caches [max_position, rotary_dim / 2]; positions (integers, one per
+// token; default 0, 1, ...). The first rotary_dim features of each head rotate: halves (GPT-NeoX)
+// or, interleaved, pairs (GPT-J); the rest pass through.
+at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
+                            const std::optional<at::Tensor>& positions = {}, bool interleaved = false);
+
+// ---- reductions --------------------------------------------------------------------------------
+at::Tensor sum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim = false,
+               std::optional<at::ScalarType> dtype = {});
+at::Tensor mean(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim = false,
+                std::optional<at::ScalarType> dtype = {});
+at::Tensor amax(const at::Tensor& self, at::IntArrayRef dim = {}, bool keepdim = false);
+std::tuple<at::Tensor, at::Tensor> max(const at::Tensor& self, int64_t dim, bool keepdim = false);
+std::tuple<at::Tensor, at::Tensor> min(const at::Tensor& self, int64_t dim, bool keepdim = false);
+at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim = {}, bool keepdim = false);
+at::Tensor softmax(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype = {});
+at::Tensor log_softmax(const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype = {});
+
+// ---- norms -------------------------------------------------------------------------------------
+// (the _symint forms take symbolic sizes, as the Meta kernels must)
+at::Tensor layer_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
+                             const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias, double eps);
+at::Tensor rms_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
+                           const std::optional<at::Tensor>& weight, std::optional<double> eps);
+inline at::Tensor layer_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                             const std::optional<at::Tensor>& weight = {}, const std::optional<at::Tensor>& bias = {},
+                             double eps = 1e-5) {
+  return ops::layer_norm_symint(input, c10::fromIntArrayRefSlow(normalized_shape), weight, bias, eps);
+}
+inline at::Tensor rms_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                           const std::optional<at::Tensor>& weight = {}, std::optional<double> eps = {}) {
+  return ops::rms_norm_symint(input, c10::fromIntArrayRefSlow(normalized_shape), weight, eps);
+}
+
+// ---- matmul (autotuned) ------------------------------------------------------------------------
+at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2);
+at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta = 1,
+                 const c10::Scalar& alpha = 1);
+at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2);
+
+// ---- indexing ------------------------------------------------------------------------------------
+at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_t padding_idx = -1,
+                     bool scale_grad_by_freq = false, bool sparse = false);
+at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index);
+at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad = false);
+at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim = 0);
+std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymInt k, int64_t dim, bool largest,
+                                               bool sorted);
+inline std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k, int64_t dim = -1, bool largest = true,
+                                               bool sorted = true) {
+  return ops::topk_symint(self, c10::SymInt(k), dim, largest, sorted);
+}
+
+// ---- standing in for ATen ------------------------------------------------------------------------
+// Routes the named ATen ops ("aten::mm", "aten::add.Tensor", ...) on CUDA tensors to ours, until
+// disable(). Throws ValueError naming an op that has no stand-in; standing_in() lists them all.
+void enable(const std::vector<std::string>& aten_ops);
+void disable();
+std::vector<std::string> standing_in();       // the ops enable() accepts
+std::vector<std::string> enabled_stand_ins();  // the ops routed now
+
+// Compiles the variants the demo uses for `dtype`, without a GPU.
+std::vector<VariantInfo> warmup(c10::ScalarType dtype);
+
+}  // namespace triton_jit::ops

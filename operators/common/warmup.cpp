@@ -1,0 +1,41 @@
+// ops::warmup: the variants the demo launches, compiled without a GPU (host tensors stand in for
+// device ones: a warmup reads only their dtype and alignment). The arguments mirror the wrappers'.
+#include <ATen/ops/empty.h>
+
+#include "common/launch.h"
+#include "common/ops.h"
+
+namespace triton_jit::ops {
+
+std::vector<VariantInfo> warmup(c10::ScalarType dtype) {
+  const at::Tensor x = at::empty({512, 1024}, at::TensorOptions().dtype(dtype));
+  const at::Tensor f32 = at::empty({512, 1024}, at::TensorOptions().dtype(at::kFloat));
+  LaunchConfig config;
+  config.num_warps = 4;
+  const int64_t n = x.numel(), z = 0, one = 1;
+  std::vector<VariantInfo> made;
+  // add: contiguous, and broadcast (strided walk)
+  made.push_back(kernel("pointwise.py", "binary_kernel")
+                     .warmup(config, x, x, x, n, one, one, one, z, z, z, z, z, z, z, z, fixed<float>(1.0f),
+                             std::string_view("add1"), true, false, int64_t{1024}));
+  made.push_back(kernel("pointwise.py", "binary_kernel")
+                     .warmup(config, x, x, x, n, one, int64_t{512}, int64_t{1024}, z, z, int64_t{1024}, one, z, z, z,
+                             one, fixed<float>(1.0f), std::string_view("add1"), false, false, int64_t{1024}));
+  // sum over rows
+  made.push_back(kernel("reduce.py", "reduce_rows_kernel")
+                     .warmup(config, x, at::Tensor(), f32, at::Tensor(), int64_t{512}, int64_t{1024}, int64_t{1024},
+                             fixed<float>(1.0f), std::string_view("sum"), std::string_view("fp32"), false, int64_t{4},
+                             int64_t{1024}, false));
+  // softmax over rows, rms_norm, silu_and_mul
+  made.push_back(kernel("softmax.py", "softmax_rows_kernel")
+                     .warmup(config, x, x, int64_t{512}, int64_t{1024}, false, true, int64_t{1024}, false));
+  made.push_back(kernel("norm.py", "norm_kernel")
+                     .warmup(config, x, at::Tensor(), at::Tensor(), x, at::Tensor(), x, int64_t{512}, int64_t{1024},
+                             fixed<float>(1e-6f), true, false, true, false, true, int64_t{1024}, false));
+  made.push_back(kernel("gated.py", "gated_kernel")
+                     .warmup(config, x, x, int64_t{512}, int64_t{512}, std::string_view("silu"), int64_t{4},
+                             int64_t{512}, false));
+  return made;
+}
+
+}  // namespace triton_jit::ops

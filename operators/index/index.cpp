@@ -1,0 +1,235 @@
+// embedding, index_select, gather, cat and topk: ATen's checks and shapes, then index.py / topk.py.
+#include <ATen/WrapDimUtils.h>
+#include <ATen/native/TypeProperties.h>
+#include <ATen/ops/empty.h>
+
+#include "common/launch.h"
+#include "common/layout.h"
+#include "common/ops.h"
+
+namespace triton_jit::ops {
+namespace {
+
+void check_same_device(const char* op, const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK(a.device() == b.device(), op, ": expected all tensors to be on the same device, but found at least two "
+              "devices, ", a.device(), " and ", b.device(), "!");
+  TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors, got ", a.device());
+}
+
+bool is_index_type(at::ScalarType t) { return t == at::kLong || t == at::kInt; }
+
+// out (M, L, K) = src (M, N, K) rows picked by idx (L values).
+void run_index_rows(const at::Tensor& src, const at::Tensor& idx, const at::Tensor& out, int64_t m, int64_t n,
+                    int64_t k) {
+  static const TritonJITFunction& f = kernel("index.py", "index_rows_kernel");
+  const int64_t l = idx.numel();
+  const int64_t rows = m * l;
+  if (rows == 0 || k == 0) return;
+  const int64_t block_k = std::min<int64_t>(next_power_of_2(k), 1024);
+  const int64_t block_r = std::clamp<int64_t>(2048 / block_k, 1, 64);
+  Slots<12> s;
+  s.add_all(src, idx.contiguous(), out, rows, l, n, k, block_r, block_k, src.numel() > kMaxInt32 || out.numel() > kMaxInt32);
+  torch::DeviceGuard guard(out);
+  s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(k, block_k)), 1, 4));
+}
+
+}  // namespace
+
+at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                     bool sparse) {
+  (void)padding_idx;  // the forward is the same; padding only changes the gradient
+  (void)scale_grad_by_freq;
+  (void)sparse;
+  TORCH_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  TORCH_CHECK(is_index_type(indices.scalar_type()),
+              "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got ",
+              indices.toString(), " instead (while checking arguments for embedding)");
+  c10::SymDimVector shape(indices.sym_sizes().begin(), indices.sym_sizes().end());
+  shape.push_back(weight.sym_size(1));
+  at::Tensor out = at::empty_symint(shape, weight.options());
+  if (out.is_meta() || out.numel() == 0) return out;
+  check_same_device("embedding", weight, indices);
+  run_index_rows(weight.contiguous(), indices, out, 1, weight.size(0), weight.size(1));
+  return out;
+}
+
+at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  TORCH_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  TORCH_CHECK(is_index_type(index.scalar_type()), "index_select(): Expected dtype int32 or int64 for index");
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  c10::SymDimVector shape(self.sym_sizes().begin(), self.sym_sizes().end());
+  if (self.dim() > 0) {
+    shape[wrapped] = index.sym_numel();
+  } else {
+    TORCH_CHECK_INDEX(index.sym_numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+                      index.sym_numel(), " value(s)");
+  }
+  at::Tensor out = at::empty_symint(shape, self.options());
+  if (out.is_meta() || out.numel() == 0) return out;
+  check_same_device("index_select", self, index);
+  int64_t m = 1, n = 1, k = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) (d < wrapped ? m : d == wrapped ? n : k) *= self.size(d);
+  run_index_rows(self.contiguous(), index.reshape({-1}), out, m, n, k);
+  return out;
+}
+
+at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, bool sparse_grad) {
+  (void)sparse_grad;
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  TORCH_CHECK(is_index_type(index.scalar_type()), "gather(): Expected dtype int32/int64 for index");
+  const int64_t ndim = std::max<int64_t>(self.dim(), 1);
+  TORCH_CHECK(std::max<int64_t>(index.dim(), 1) == ndim,
+              "Index tensor must have the same number of dimensions as input tensor");
+  for (int64_t d = 0; d < self.dim() && index.dim() == self.dim(); ++d) {
+    if (d == wrapped) continue;
+    TORCH_CHECK(index.sym_size(d) <= self.sym_size(d), "Size does not match at dimension ", d, " expected index ",
+                index.sym_sizes(), " to be no larger than self ", self.sym_sizes(), " apart from dimension ", wrapped);
+  }
+  at::Tensor out = at::empty_symint(index.sym_sizes(), self.options());
+  if (out.is_meta() || out.numel() == 0) return out;
+  check_same_device("gather", self, index);
+  TORCH_CHECK(self.dim() <= 4, "triton_jit::gather: tensors of more than 4 dims are not supported (got ", self.dim(), ")");
+  static const TritonJITFunction& f = kernel("index.py", "gather_kernel");
+  std::array<int64_t, 4> sizes{1, 1, 1, 1}, ss{0, 0, 0, 0}, is{0, 0, 0, 0};
+  const int64_t offset = 4 - ndim;
+  int64_t last_self = 0, last_index = 0;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    sizes[offset + d] = index.size(d);
+    ss[offset + d] = self.stride(d);
+    is[offset + d] = index.stride(d);
+    last_self += (self.size(d) - 1) * self.stride(d);
+    last_index += (index.size(d) - 1) * index.stride(d);
+  }
+  const int64_t dim_size = self.dim() == 0 ? 1 : self.size(wrapped);
+  constexpr int64_t kBlock = 1024;
+  Slots<24> s;
+  s.add_all(self, index, out, out.numel(), sizes[1], sizes[2], sizes[3], ss[0], ss[1], ss[2], ss[3], is[0], is[1], is[2],
+            is[3], dim_size, offset + (self.dim() == 0 ? 0 : wrapped), kBlock,
+            out.numel() > kMaxInt32 || last_self > kMaxInt32 || last_index > kMaxInt32);
+  torch::DeviceGuard guard(out);
+  s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(out.numel(), kBlock))));
+  return out;
+}
+
+at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
+  TORCH_CHECK_VALUE(tensors.size() > 0, "torch.cat(): expected a non-empty list of Tensors");
+  // ATen skips 1-D empty tensors (a legacy rule); the others fix the shape.
+  const at::Tensor* shaped = nullptr;
+  for (const at::Tensor& t : tensors) {
+    if (!(t.dim() == 1 && t.sym_size(0) == 0)) {
+      shaped = &t;
+      break;
+    }
+  }
+  const at::Tensor& first = *tensors.begin();
+  const at::ScalarType dtype = at::native::result_type(tensors);
+  if (shaped == nullptr) return at::empty({0}, first.options().dtype(dtype));
+  const int64_t wrapped = at::maybe_wrap_dim(dim, shaped->dim());
+  TORCH_CHECK(shaped->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  c10::SymDimVector shape(shaped->sym_sizes().begin(), shaped->sym_sizes().end());
+  c10::SymInt total = 0;
+  int64_t position = 0;
+  for (const at::Tensor& t : tensors) {
+    if (t.dim() == 1 && t.sym_size(0) == 0) {
+      ++position;
+      continue;
+    }
+    TORCH_CHECK(t.dim() == shaped->dim(), "Tensors must have same number of dimensions: got ", shaped->dim(), " and ",
+                t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (d == wrapped) continue;
+      TORCH_CHECK(t.sym_size(d) == shape[d], "Sizes of tensors must match except in dimension ", wrapped,
+                  ". Expected size ", shape[d], " but got size ", t.sym_size(d), " for tensor number ", position,
+                  " in the list.");
+    }
+    total = total + t.sym_size(wrapped);
+    ++position;
+  }
+  shape[wrapped] = total;
+  at::Tensor out = at::empty_symint(shape, shaped->options().dtype(dtype));
+  if (out.is_meta() || out.numel() == 0) return out;
+  static const TritonJITFunction& f = kernel("index.py", "cat_copy_kernel");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    if (d < wrapped) outer *= out.size(d);
+    if (d > wrapped) inner *= out.size(d);
+  }
+  const int64_t dst_row = out.size(wrapped) * inner;
+  int64_t offset = 0;
+  torch::DeviceGuard guard(out);
+  for (const at::Tensor& t : tensors) {
+    if (t.dim() == 1 && t.size(0) == 0) continue;
+    check_same_device("cat", out, t);
+    const int64_t cols = t.size(wrapped) * inner;
+    if (cols != 0 && outer != 0) {
+      const at::Tensor src = t.contiguous();
+      const int64_t block_c = std::min<int64_t>(next_power_of_2(cols), 1024);
+      const int64_t block_r = std::clamp<int64_t>(4096 / block_c, 1, 64);
+      Slots<10> s;
+      s.add_all(src, out, outer, cols, dst_row, offset, block_r, block_c, out.numel() > kMaxInt32);
+      s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(outer, block_r)), static_cast<unsigned>(cdiv(cols, block_c))));
+    }
+    offset += cols;
+  }
+  return out;
+}
+
+std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymInt k, int64_t dim, bool largest,
+                                               bool sorted) {
+  (void)sorted;  // results always come out sorted, which sorted=False allows
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
+  const c10::SymInt size = self.dim() == 0 ? c10::SymInt(1) : self.sym_size(wrapped);
+  TORCH_CHECK(k >= 0 && k <= size, "selected index k out of range");
+  c10::SymDimVector shape(self.sym_sizes().begin(), self.sym_sizes().end());
+  if (self.dim() > 0) shape[wrapped] = k;
+  at::Tensor values = at::empty_symint(shape, self.options());
+  at::Tensor indices = at::empty_symint(shape, self.options().dtype(at::kLong));
+  if (values.is_meta() || values.numel() == 0) return {values, indices};
+  check_same_device("topk", self, self);
+  const int64_t kk = k.expect_int();
+  TORCH_CHECK(kk <= 1024, "triton_jit::topk: k = ", kk, " is more than the 1024 this kernel selects");
+  // Rows along `dim`, contiguous.
+  const at::Tensor rows = self.dim() == 0 ? self.reshape({1, 1}) : self.movedim(wrapped, -1).contiguous();
+  const int64_t n = self.dim() == 0 ? 1 : self.size(wrapped);
+  const int64_t m = rows.numel() / n;
+  static const TritonJITFunction& f = kernel("topk.py", "topk_kernel");
+  torch::DeviceGuard guard(self);
+  // One chunk per program: up to 4096 elements held in registers.
+  constexpr int64_t kChunk = 4096;
+  const at::Tensor out_values = at::empty({m, kk}, self.options());
+  const at::Tensor out_indices = at::empty({m, kk}, self.options().dtype(at::kLong));
+  auto launch = [&](const at::Tensor& x, const at::Tensor& idx_in, const at::Tensor& v, const at::Tensor& i, int64_t len,
+                    int64_t chunk, int64_t chunks, bool partial) {
+    const int64_t block = next_power_of_2(chunk);
+    Slots<12> s;
+    s.add_all(x, partial ? idx_in : at::Tensor(), v, i, len, chunk, kk, largest, partial, block);
+    s.launch(f, launch_config(self, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, block >= 4096 ? 8 : 4));
+  };
+  if (n <= kChunk) {
+    launch(rows, at::Tensor(), out_values, out_indices, n, n, 1, false);
+  } else {
+    // First each chunk's k best, then the k best of those (chunks * k candidates, in one chunk).
+    int64_t chunk = kChunk;
+    while (cdiv(n, chunk) * kk > kChunk && chunk < n) chunk *= 2;
+    TORCH_CHECK(cdiv(n, chunk) * kk <= 4 * kChunk, "triton_jit::topk: k = ", kk, " is too large for rows of ", n);
+    const int64_t chunks = cdiv(n, chunk);
+    TORCH_CHECK(chunk <= 16384, "triton_jit::topk: k = ", kk, " is too large for rows of ", n);
+    const at::Tensor cv = at::empty({m, chunks * kk}, self.options());
+    const at::Tensor ci = at::empty({m, chunks * kk}, self.options().dtype(at::kLong));
+    launch(rows, at::Tensor(), cv, ci, n, chunk, chunks, false);
+    launch(cv, ci, out_values, out_indices, chunks * kk, chunks * kk, 1, true);
+  }
+  if (self.dim() == 0) {
+    values.copy_(out_values.reshape({}));
+    indices.copy_(out_indices.reshape({}));
+  } else {
+    std::vector<int64_t> moved(self.sizes().begin(), self.sizes().end());
+    moved.erase(moved.begin() + wrapped);
+    moved.push_back(kk);
+    values.copy_(out_values.view(moved).movedim(-1, wrapped));
+    indices.copy_(out_indices.view(moved).movedim(-1, wrapped));
+  }
+  return {values, indices};
+}
+
+}  // namespace triton_jit::ops
