@@ -117,5 +117,8 @@ if want memcheck && command -v compute-sanitizer > /dev/null; then
   timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 "$build/bin/test_gpu_decorated" \
     --gtest_filter=*Softmax*:*Even*:*Reset* > "$out/memcheck-decorated.txt" 2>&1
   echo "memcheck test_gpu_decorated: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-decorated.txt") errors)"
+  timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 "$build/bin/test_ops_stand_in" \
+    > "$out/memcheck-ops.txt" 2>&1
+  echo "memcheck test_ops_stand_in: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-ops.txt") errors)"
 fi
 stage "done"

@@ -198,8 +198,24 @@ ReductionView reduction_view(const at::Tensor& self, uint64_t mask) {
   return v;
 }
 
+std::string to_text(const c10::SymInt& size) {
+  if (auto value = size.maybe_as_int()) return std::to_string(*value);
+  return size.toSymNodeImplUnowned()->str();
+}
+
+std::string to_text(c10::SymIntArrayRef sizes) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) text += (i == 0 ? "" : ", ") + to_text(sizes[i]);
+  return text + "]";
+}
+
 void check_dtype_supported(bool supported, const char* op, at::ScalarType dtype) {
   TORCH_CHECK_NOT_IMPLEMENTED(supported, "\"", op, "\" not implemented for '", c10::toString(dtype), "'");
+}
+
+void check_dtype_supported(bool supported, const char* op, at::ScalarType dtype, const at::Tensor& result) {
+  // On Meta tensors (tracing) always: what would fail for real inputs fails early.
+  if (result.is_meta() || result.numel() != 0) check_dtype_supported(supported, op, dtype);
 }
 
 }  // namespace triton_jit::ops

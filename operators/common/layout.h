@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -57,10 +58,19 @@ struct ReductionView {
 };
 ReductionView reduction_view(const at::Tensor& self, uint64_t mask);
 
+// ---- messages ----------------------------------------------------------------------------------
+
+// Sizes for error messages: the value, or the symbol's name when it has none.
+std::string to_text(const c10::SymInt& size);
+std::string to_text(c10::SymIntArrayRef sizes);  // "[2, 3]"
+
 // ---- dtypes ----------------------------------------------------------------------------------
 
 // ATen's check that an op supports a dtype: NotImplementedError "\"<op>\" not implemented for
 // '<dtype>'".
 void check_dtype_supported(bool supported, const char* op, at::ScalarType dtype);
+// The same, made as ATen makes it: only when `result` has elements to compute (ATen's kernels
+// return before they dispatch on the dtype when there is nothing to do); on Meta tensors always.
+void check_dtype_supported(bool supported, const char* op, at::ScalarType dtype, const at::Tensor& result);
 
 }  // namespace triton_jit::ops

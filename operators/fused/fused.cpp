@@ -12,11 +12,11 @@ namespace {
 at::Tensor gated(const char* op, const at::Tensor& x, const char* act) {
   TORCH_CHECK(x.dim() >= 1, op, ": x must have at least one dimension");
   const c10::SymInt width = x.sym_size(-1);
-  TORCH_CHECK(width % 2 == 0, op, ": the last dimension of x (", width, ") must be even");
-  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type());
+  TORCH_CHECK(width % 2 == 0, op, ": the last dimension of x (", to_text(width), ") must be even");
   c10::SymDimVector shape(x.sym_sizes().begin(), x.sym_sizes().end());
   shape.back() = width / 2;
   at::Tensor out = at::empty_symint(shape, x.options());
+  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
   TORCH_CHECK(x.is_cuda(), op, ": expected a CUDA tensor, got ", x.device());
   static const TritonJITFunction& k = kernel("gated.py", "gated_kernel");
@@ -46,17 +46,17 @@ at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at
   constexpr const char* op = "rotary_embedding";
   TORCH_CHECK(x.dim() >= 3, op, ": x must be [..., tokens, heads, head_dim], got ", x.dim(), " dims");
   TORCH_CHECK(cos.dim() == 2 && sin.dim() == 2 && cos.sym_sizes().equals(sin.sym_sizes()), op,
-              ": cos and sin must be [max_position, rotary_dim / 2] and of one shape, got ", cos.sym_sizes(), " and ",
-              sin.sym_sizes());
+              ": cos and sin must be [max_position, rotary_dim / 2] and of one shape, got ", to_text(cos.sym_sizes()), " and ",
+              to_text(sin.sym_sizes()));
   const c10::SymInt rotary = cos.sym_size(1) * 2;
-  TORCH_CHECK(rotary <= x.sym_size(-1), op, ": rotary_dim ", rotary, " is more than head_dim ", x.sym_size(-1));
-  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type());
+  TORCH_CHECK(rotary <= x.sym_size(-1), op, ": rotary_dim ", to_text(rotary), " is more than head_dim ", to_text(x.sym_size(-1)));
   const bool has_positions = positions.has_value() && positions->defined();
   if (has_positions) {
     TORCH_CHECK(positions->scalar_type() == at::kLong || positions->scalar_type() == at::kInt, op,
                 ": positions must be int32 or int64, got ", c10::toString(positions->scalar_type()));
   }
   at::Tensor out = at::empty_symint(x.sym_sizes(), x.options());
+  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
   TORCH_CHECK(x.is_cuda() && cos.device() == x.device() && sin.device() == x.device() &&
                   (!has_positions || positions->device() == x.device()),

@@ -62,7 +62,7 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
     shape[wrapped] = index.sym_numel();
   } else {
     TORCH_CHECK_INDEX(index.sym_numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
-                      index.sym_numel(), " value(s)");
+                      to_text(index.sym_numel()), " value(s)");
   }
   at::Tensor out = at::empty_symint(shape, self.options());
   if (out.is_meta() || out.numel() == 0) return out;
@@ -83,7 +83,8 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
   for (int64_t d = 0; d < self.dim() && index.dim() == self.dim(); ++d) {
     if (d == wrapped) continue;
     TORCH_CHECK(index.sym_size(d) <= self.sym_size(d), "Size does not match at dimension ", d, " expected index ",
-                index.sym_sizes(), " to be no larger than self ", self.sym_sizes(), " apart from dimension ", wrapped);
+                to_text(index.sym_sizes()), " to be no larger than self ", to_text(self.sym_sizes()),
+                " apart from dimension ", wrapped);
   }
   at::Tensor out = at::empty_symint(index.sym_sizes(), self.options());
   if (out.is_meta() || out.numel() == 0) return out;
@@ -139,7 +140,7 @@ at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (d == wrapped) continue;
       TORCH_CHECK(t.sym_size(d) == shape[d], "Sizes of tensors must match except in dimension ", wrapped,
-                  ". Expected size ", shape[d], " but got size ", t.sym_size(d), " for tensor number ", position,
+                  ". Expected size ", to_text(shape[d]), " but got size ", to_text(t.sym_size(d)), " for tensor number ", position,
                   " in the list.");
     }
     total = total + t.sym_size(wrapped);

@@ -41,6 +41,22 @@ def _keys(x, LARGEST: tl.constexpr):
     return key
 
 
+@triton.jit
+def _value(key, LARGEST: tl.constexpr, OUT: tl.constexpr):
+    """The value of a 32-bit key (_keys inverted): selection needs no second read of memory."""
+    if not LARGEST:
+        key = key ^ 0xFFFFFFFF
+    if OUT.is_floating():
+        bits = key ^ tl.where((key >> 31) != 0, 0x80000000, 0xFFFFFFFF).to(tl.uint32)
+        return bits.to(tl.float32, bitcast=True).to(OUT)
+    elif OUT == tl.int1:
+        return key != 0
+    elif OUT.is_int_signed():
+        return (key ^ 0x80000000).to(tl.int32, bitcast=True).to(OUT)
+    else:
+        return key.to(OUT)
+
+
 @triton.jit(do_not_specialize=["N", "CHUNK", "K"])
 def topk_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, CHUNK, K,
                 LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr):
@@ -59,6 +75,9 @@ def topk_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, CHUNK, K,
         x = x.to(tl.int8)
     keys = _keys(x, LARGEST)
     out_base = (row * chunks + chunk) * K
+    if PARTIAL_IN:
+        idx = tl.load(idx_in_ptr + row * N + start + offs, mask=mask, other=0)
+    OUT: tl.constexpr = values_ptr.dtype.element_ty
     if keys.dtype == tl.uint32:
         # key above, BLOCK - position below: the largest word is the best key, first position
         words = tl.where(mask, (keys.to(tl.uint64) << 32) | (BLOCK - offs).to(tl.uint64), 0)
@@ -66,9 +85,9 @@ def topk_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, CHUNK, K,
             best = tl.max(words, axis=0)
             pick = BLOCK - (best & 0xFFFFFFFF).to(tl.int32)
             words = tl.where(offs == pick, 0, words)
-            tl.store(values_ptr + out_base + r, tl.load(row_ptr + pick))
+            tl.store(values_ptr + out_base + r, _value((best >> 32).to(tl.uint32), LARGEST, OUT))
             if PARTIAL_IN:
-                tl.store(indices_ptr + out_base + r, tl.load(idx_in_ptr + row * N + start + pick))
+                tl.store(indices_ptr + out_base + r, tl.sum(tl.where(offs == pick, idx, 0), axis=0))
             else:
                 tl.store(indices_ptr + out_base + r, (start + pick).to(tl.int64))
     else:
@@ -82,6 +101,6 @@ def topk_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, CHUNK, K,
             taken = taken | (offs == pick)
             tl.store(values_ptr + out_base + r, tl.load(row_ptr + pick))
             if PARTIAL_IN:
-                tl.store(indices_ptr + out_base + r, tl.load(idx_in_ptr + row * N + start + pick))
+                tl.store(indices_ptr + out_base + r, tl.sum(tl.where(offs == pick, idx, 0), axis=0))
             else:
                 tl.store(indices_ptr + out_base + r, (start + pick).to(tl.int64))

@@ -22,10 +22,15 @@ Grid matmul_grid(const LaunchMeta& m, void* data) {
               static_cast<unsigned>(g->batch), 1};
 }
 
-void check_matmul_dtypes(const char* op, const at::Tensor& a, const at::Tensor& b) {
+void check_same_dtypes(const at::Tensor& a, const at::Tensor& b) {
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
               c10::toString(a.scalar_type()), " != ", c10::toString(b.scalar_type()));
+}
+
+// As ATen, only when there is something to multiply: an empty product is zeros in any dtype.
+void check_supported(const char* op, const at::Tensor& a, const at::Tensor& b) {
   const auto t = a.scalar_type();
+  if (a.numel() == 0 || b.numel() == 0) return;
   check_dtype_supported(t == at::kHalf || t == at::kBFloat16 || t == at::kFloat || t == at::kDouble, op, t);
 }
 
@@ -44,6 +49,14 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
   static const TritonJITFunction& k = kernel("matmul.py", "matmul_kernel");
   const int64_t batch = a.size(0), m = a.size(1), kk = a.size(2), n = b.size(2);
   if (batch == 0 || m == 0 || n == 0) return;
+  if (kk == 0) {  // nothing to multiply: beta * bias, or zeros
+    if (bias.defined()) {
+      out.copy_(bias).mul_(beta);
+    } else {
+      out.zero_();
+    }
+    return;
+  }
   const bool wide = a.scalar_type() == at::kDouble;
   const bool tf32 = a.scalar_type() == at::kFloat && at::globalContext().allowTF32CuBLAS();
   const bool has_bias = bias.defined();
@@ -78,12 +91,13 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(self.dim() == 2, "self must be a matrix");
   TORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
-  TORCH_CHECK(self.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", self.sym_size(0),
-              "x", self.sym_size(1), " and ", mat2.sym_size(0), "x", mat2.sym_size(1), ")");
-  check_matmul_dtypes("addmm_cuda", self, mat2);
+  TORCH_CHECK(self.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", to_text(self.sym_size(0)),
+              "x", to_text(self.sym_size(1)), " and ", to_text(mat2.sym_size(0)), "x", to_text(mat2.sym_size(1)), ")");
+  check_same_dtypes(self, mat2);
   at::Tensor out = at::empty_symint({self.sym_size(0), mat2.sym_size(1)}, self.options());
   if (out.is_meta()) return out;
   check_devices("mm", {&self, &mat2});
+  check_supported("addmm_cuda", self, mat2);
   run_matmul(self.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), at::Tensor(), 1, 0);
   return out;
 }
@@ -92,9 +106,9 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
                  const c10::Scalar& alpha) {
   TORCH_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
   TORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
-  TORCH_CHECK(mat1.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", mat1.sym_size(0),
-              "x", mat1.sym_size(1), " and ", mat2.sym_size(0), "x", mat2.sym_size(1), ")");
-  check_matmul_dtypes("addmm_cuda", mat1, mat2);
+  TORCH_CHECK(mat1.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", to_text(mat1.sym_size(0)),
+              "x", to_text(mat1.sym_size(1)), " and ", to_text(mat2.sym_size(0)), "x", to_text(mat2.sym_size(1)), ")");
+  check_same_dtypes(mat1, mat2);
   TORCH_CHECK(self.scalar_type() == mat1.scalar_type(), "self and mat2 must have the same dtype, but got ",
               c10::toString(self.scalar_type()), " and ", c10::toString(mat2.scalar_type()));
   const c10::SymInt rows = mat1.sym_size(0), cols = mat2.sym_size(1);
@@ -104,6 +118,7 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
   at::Tensor out = at::empty_symint(shape, mat1.options());
   if (out.is_meta()) return out;
   check_devices("addmm", {&mat1, &mat2, &self});
+  check_supported("addmm_cuda", mat1, mat2);
   const bool use_bias = !(beta.isIntegral(true) ? beta.toLong() == 0 : beta.toDouble() == 0.0);
   run_matmul(mat1.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), use_bias ? bias.unsqueeze(0) : at::Tensor(), alpha,
              beta);
@@ -114,12 +129,13 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
   TORCH_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
   TORCH_CHECK(mat2.sym_size(0) == self.sym_size(0) && mat2.sym_size(1) == self.sym_size(2),
-              "Expected size for first two dimensions of batch2 tensor to be: [", self.sym_size(0), ", ",
-              self.sym_size(2), "] but got: [", mat2.sym_size(0), ", ", mat2.sym_size(1), "].");
-  check_matmul_dtypes("bmm_cuda", self, mat2);
+              "Expected size for first two dimensions of batch2 tensor to be: [", to_text(self.sym_size(0)), ", ",
+              to_text(self.sym_size(2)), "] but got: [", to_text(mat2.sym_size(0)), ", ", to_text(mat2.sym_size(1)), "].");
+  check_same_dtypes(self, mat2);
   at::Tensor out = at::empty_symint({self.sym_size(0), self.sym_size(1), mat2.sym_size(2)}, self.options());
   if (out.is_meta()) return out;
   check_devices("bmm", {&self, &mat2});
+  check_supported("bmm_cuda", self, mat2);
   run_matmul(self, mat2, out, at::Tensor(), 1, 0);
   return out;
 }

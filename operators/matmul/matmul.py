@@ -37,7 +37,13 @@ def _prune(configs, named_args, **kwargs):
 
 
 @triton.autotune(configs=_configs(), key=["M", "N", "K"], prune_configs_by={"early_config_prune": _prune})
-@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+@triton.heuristics({
+    "EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0,
+    # a matrix spanning 2^31 elements needs 64-bit offsets within it
+    "INDEX64": lambda args: max(args["M"] * args["stride_am"], args["K"] * args["stride_ak"],
+                                args["K"] * args["stride_bk"], args["N"] * args["stride_bn"],
+                                args["M"] * args["stride_cm"], args["N"] * args["stride_cn"]) >= 2147483648,
+})
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                   stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn,
@@ -45,7 +51,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                   alpha, beta, batch_offset,
                   HAS_BIAS: tl.constexpr, PRECISION: tl.constexpr,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
-                  EVEN_K: tl.constexpr):
+                  EVEN_K: tl.constexpr, INDEX64: tl.constexpr):
     pid = tl.program_id(0)
     batch = (tl.program_id(1) + batch_offset).to(tl.int64)
     num_pid_m = tl.cdiv(M, BLOCK_M)
@@ -55,13 +61,16 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
     group_m = min(num_pid_m - first_m, GROUP_M)
     pid_m = first_m + ((pid % group) % group_m)
     pid_n = (pid % group) // group_m
-    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
-    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    # rows and columns past the edge wrap around (their results are not stored), which keeps the
+    # loads contiguous and unmasked along M and N
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
     offs_k = tl.arange(0, BLOCK_K)
-    a_rows = tl.where(offs_m < M, offs_m, 0)
-    b_cols = tl.where(offs_n < N, offs_n, 0)
-    a_ptrs = a_ptr + batch * stride_ab + a_rows[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + batch * stride_bb + offs_k[:, None] * stride_bk + b_cols[None, :] * stride_bn
+    if INDEX64:
+        offs_m = offs_m.to(tl.int64)
+        offs_n = offs_n.to(tl.int64)
+    a_ptrs = a_ptr + batch * stride_ab + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + batch * stride_bb + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
     ACC: tl.constexpr = tl.float64 if a_ptr.dtype.element_ty == tl.float64 else tl.float32
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=ACC)
     for k0 in range(0, tl.cdiv(K, BLOCK_K)):
@@ -79,6 +88,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     acc = acc * alpha
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    if INDEX64:
+        offs_m = offs_m.to(tl.int64)
+        offs_n = offs_n.to(tl.int64)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     if HAS_BIAS:
         bias = tl.load(bias_ptr + batch * stride_biasb + offs_m[:, None] * stride_biasm + offs_n[None, :] * stride_biasn,

@@ -13,11 +13,7 @@
 namespace triton_jit::ops {
 namespace {
 
-std::string shape_text(c10::SymIntArrayRef shape) {
-  std::ostringstream s;
-  s << shape;
-  return s.str();
-}
+std::string shape_text(c10::SymIntArrayRef shape) { return to_text(shape); }
 
 // ATen's _check_layer_norm_inputs: the rows' length N.
 c10::SymInt check_normalized(const char* op, const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
@@ -39,12 +35,12 @@ c10::SymInt check_normalized(const char* op, const at::Tensor& input, c10::SymIn
   }
   TORCH_CHECK(matches, "Given normalized_shape=", shape_text(normalized_shape), ", expected input with shape [*",
               [&] {
-                std::ostringstream s;
-                for (const auto& d : normalized_shape) s << ", " << d;
-                return s.str();
+                std::string s;
+                for (const auto& d : normalized_shape) s += ", " + to_text(d);
+                return s;
               }(),
               "], but got input of size", shape_text(input.sym_sizes()));
-  check_dtype_supported(at::isFloatingType(input.scalar_type()), op, input.scalar_type());
+  (void)op;
   c10::SymInt n = 1;
   for (const auto& d : normalized_shape) n = n * d;
   return n;
@@ -85,6 +81,7 @@ at::Tensor layer_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normal
                       const std::optional<at::Tensor>& bias, double eps) {
   const c10::SymInt n = check_normalized("LayerNormKernelImpl", input, normalized_shape, weight, bias);
   at::Tensor out = at::empty_symint(input.sym_sizes(), input.options());
+  check_dtype_supported(at::isFloatingType(input.scalar_type()), "LayerNormKernelImpl", input.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
   check_same_device("layer_norm", input, {defined(weight), defined(bias)});
   run_norm(input.contiguous(), nullptr, nullptr, defined(weight), defined(bias), out, n.expect_int(), eps, false);
@@ -95,6 +92,7 @@ at::Tensor rms_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normaliz
                     std::optional<double> eps) {
   const c10::SymInt n = check_normalized("rms_norm", input, normalized_shape, weight, std::nullopt);
   at::Tensor out = at::empty_symint(input.sym_sizes(), input.options());
+  check_dtype_supported(at::isFloatingType(input.scalar_type()), "rms_norm", input.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
   check_same_device("rms_norm", input, {defined(weight)});
   const double e = eps ? *eps
@@ -115,6 +113,7 @@ std::tuple<at::Tensor, at::Tensor> fused_add_rms_norm(const at::Tensor& x, const
   const c10::SymInt n = check_normalized("fused_add_rms_norm", x, c10::SymIntArrayRef(&last, 1), weight, std::nullopt);
   at::Tensor out = at::empty_symint(x.sym_sizes(), x.options());
   at::Tensor residual_out = at::empty_symint(x.sym_sizes(), x.options());
+  check_dtype_supported(at::isFloatingType(x.scalar_type()), "fused_add_rms_norm", x.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return {out, residual_out};
   check_same_device("fused_add_rms_norm", x, {&residual, &weight});
   const at::Tensor r = residual.contiguous();

@@ -142,9 +142,16 @@ bool is_one(const c10::Scalar& alpha) {
 
 // ---- the ops, for both dispatch keys -----------------------------------------------------------
 
+// A dtype the kernel has no code for, reported as ATen reports it (only when there is work).
+struct Support {
+  bool supported = true;
+  const char* kernel = "";
+};
+
 at::Tensor binary(const char* name, const char* op, const at::Tensor& self, const at::Tensor& other,
-                  at::ScalarType dtype, const c10::Scalar& alpha = 1) {
+                  at::ScalarType dtype, const c10::Scalar& alpha = 1, Support support = {}) {
   at::Tensor out = empty_pointwise({&self, &other}, dtype);
+  check_dtype_supported(support.supported, support.kernel, dtype, out);
   if (is_meta(out)) return out;
   check_devices(name, out, {&self, &other});
   run_binary(op, self, other, out, alpha);
@@ -152,16 +159,19 @@ at::Tensor binary(const char* name, const char* op, const at::Tensor& self, cons
 }
 
 at::Tensor binary(const char* name, const char* op, const at::Tensor& self, const c10::Scalar& other,
-                  at::ScalarType dtype, const c10::Scalar& alpha = 1) {
+                  at::ScalarType dtype, const c10::Scalar& alpha = 1, Support support = {}) {
   at::Tensor out = empty_pointwise({&self}, dtype);
+  check_dtype_supported(support.supported, support.kernel, dtype, out);
   if (is_meta(out)) return out;
   check_devices(name, out, {&self});
   run_binary_scalar(op, self, other, out, alpha);
   return out;
 }
 
-at::Tensor unary(const char* name, const char* op, const at::Tensor& self, at::ScalarType dtype) {
+at::Tensor unary(const char* name, const char* op, const at::Tensor& self, at::ScalarType dtype,
+                 Support support = {}) {
   at::Tensor out = empty_pointwise({&self}, dtype);
+  check_dtype_supported(support.supported, support.kernel, self.scalar_type(), out);
   if (is_meta(out)) return out;
   check_devices(name, out, {&self});
   run_unary(op, self, out);
@@ -173,7 +183,7 @@ at::ScalarType float_result(const at::Tensor& self) {
   return at::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? default_float() : self.scalar_type();
 }
 
-void check_not_complex(const char* op, at::ScalarType dtype) { check_dtype_supported(!at::isComplexType(dtype), op, dtype); }
+Support not_complex(const char* op, at::ScalarType dtype) { return {!at::isComplexType(dtype), op}; }
 
 std::string_view rounding(std::optional<std::string_view> mode) {
   if (!mode) return "";
@@ -187,38 +197,32 @@ std::string_view rounding(std::optional<std::string_view> mode) {
 at::Tensor add(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
   const auto dtype = at::result_type(self, other);
   at::native::alpha_check(dtype, alpha);
-  check_not_complex("add_cuda", dtype);
-  return binary("add", is_one(alpha) ? "add1" : "add", self, other, dtype, alpha);
+  return binary("add", is_one(alpha) ? "add1" : "add", self, other, dtype, alpha, not_complex("add_cuda", dtype));
 }
 at::Tensor add(const at::Tensor& self, const c10::Scalar& other, const c10::Scalar& alpha) {
   const auto dtype = at::result_type(self, other);
   at::native::alpha_check(dtype, alpha);
-  check_not_complex("add_cuda", dtype);
-  return binary("add", is_one(alpha) ? "add1" : "add", self, other, dtype, alpha);
+  return binary("add", is_one(alpha) ? "add1" : "add", self, other, dtype, alpha, not_complex("add_cuda", dtype));
 }
 at::Tensor sub(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
   at::native::sub_check(self, other);
   const auto dtype = at::result_type(self, other);
   at::native::alpha_check(dtype, alpha);
-  check_not_complex("sub_cuda", dtype);
-  return binary("sub", is_one(alpha) ? "sub1" : "sub", self, other, dtype, alpha);
+  return binary("sub", is_one(alpha) ? "sub1" : "sub", self, other, dtype, alpha, not_complex("sub_cuda", dtype));
 }
 at::Tensor sub(const at::Tensor& self, const c10::Scalar& other, const c10::Scalar& alpha) {
   at::native::sub_check(self, other);
   const auto dtype = at::result_type(self, other);
   at::native::alpha_check(dtype, alpha);
-  check_not_complex("sub_cuda", dtype);
-  return binary("sub", is_one(alpha) ? "sub1" : "sub", self, other, dtype, alpha);
+  return binary("sub", is_one(alpha) ? "sub1" : "sub", self, other, dtype, alpha, not_complex("sub_cuda", dtype));
 }
 at::Tensor mul(const at::Tensor& self, const at::Tensor& other) {
   const auto dtype = at::result_type(self, other);
-  check_not_complex("mul_cuda", dtype);
-  return binary("mul", "mul", self, other, dtype);
+  return binary("mul", "mul", self, other, dtype, 1, not_complex("mul_cuda", dtype));
 }
 at::Tensor mul(const at::Tensor& self, const c10::Scalar& other) {
   const auto dtype = at::result_type(self, other);
-  check_not_complex("mul_cuda", dtype);
-  return binary("mul", "mul", self, other, dtype);
+  return binary("mul", "mul", self, other, dtype, 1, not_complex("mul_cuda", dtype));
 }
 
 namespace {
@@ -226,14 +230,13 @@ template <class Other>
 at::Tensor divide(const at::Tensor& self, const Other& other, std::optional<std::string_view> rounding_mode) {
   const std::string_view mode = rounding(rounding_mode);
   auto dtype = at::result_type(self, other);
-  check_not_complex("div_cuda", dtype);
   if (mode.empty()) {
     if (at::isIntegralType(dtype, /*includeBool=*/true)) dtype = default_float();
-    return binary("div", "div", self, other, dtype);
+    return binary("div", "div", self, other, dtype, 1, not_complex("div_cuda", dtype));
   }
   const bool trunc = mode == "trunc";
-  check_dtype_supported(dtype != at::kBool, trunc ? "div_trunc_cuda" : "div_floor_cuda", dtype);
-  return binary("div", trunc ? "div_trunc" : "div_floor", self, other, dtype);
+  return binary("div", trunc ? "div_trunc" : "div_floor", self, other, dtype, 1,
+                {dtype != at::kBool && !at::isComplexType(dtype), trunc ? "div_trunc_cuda" : "div_floor_cuda"});
 }
 }  // namespace
 
@@ -245,13 +248,13 @@ at::Tensor div(const at::Tensor& self, const c10::Scalar& other, std::optional<s
 }
 at::Tensor remainder(const at::Tensor& self, const at::Tensor& other) {
   const auto dtype = at::result_type(self, other);
-  check_dtype_supported(dtype != at::kBool && !at::isComplexType(dtype), "remainder_cuda", dtype);
-  return binary("remainder", "remainder", self, other, dtype);
+  return binary("remainder", "remainder", self, other, dtype, 1,
+                {dtype != at::kBool && !at::isComplexType(dtype), "remainder_cuda"});
 }
 at::Tensor remainder(const at::Tensor& self, const c10::Scalar& other) {
   const auto dtype = at::result_type(self, other);
-  check_dtype_supported(dtype != at::kBool && !at::isComplexType(dtype), "remainder_cuda", dtype);
-  return binary("remainder", "remainder", self, other, dtype);
+  return binary("remainder", "remainder", self, other, dtype, 1,
+                {dtype != at::kBool && !at::isComplexType(dtype), "remainder_cuda"});
 }
 at::Tensor maximum(const at::Tensor& self, const at::Tensor& other) {
   TORCH_CHECK(!self.is_complex() && !other.is_complex(), "maximum not implemented for complex tensors.");
@@ -291,8 +294,7 @@ at::Tensor neg(const at::Tensor& self) {
   return unary("neg", "neg", self, self.scalar_type());
 }
 at::Tensor abs(const at::Tensor& self) {
-  check_dtype_supported(self.scalar_type() != at::kBool, "abs_cuda", self.scalar_type());
-  return unary("abs", "abs", self, self.scalar_type());
+  return unary("abs", "abs", self, self.scalar_type(), {self.scalar_type() != at::kBool, "abs_cuda"});
 }
 at::Tensor exp(const at::Tensor& self) { return unary("exp", "exp", self, float_result(self)); }
 at::Tensor log(const at::Tensor& self) { return unary("log", "log", self, float_result(self)); }
@@ -306,12 +308,11 @@ at::Tensor relu(const at::Tensor& self) {
 }
 at::Tensor gelu(const at::Tensor& self, std::string_view approximate) {
   TORCH_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
-  check_dtype_supported(at::isFloatingType(self.scalar_type()), "GeluCUDAKernelImpl", self.scalar_type());
-  return unary("gelu", approximate == "tanh" ? "gelu_tanh" : "gelu", self, self.scalar_type());
+  return unary("gelu", approximate == "tanh" ? "gelu_tanh" : "gelu", self, self.scalar_type(),
+               {at::isFloatingType(self.scalar_type()), "GeluCUDAKernelImpl"});
 }
 at::Tensor silu(const at::Tensor& self) {
-  check_dtype_supported(at::isFloatingType(self.scalar_type()), "silu_cuda", self.scalar_type());
-  return unary("silu", "silu", self, self.scalar_type());
+  return unary("silu", "silu", self, self.scalar_type(), {at::isFloatingType(self.scalar_type()), "silu_cuda"});
 }
 
 }  // namespace triton_jit::ops

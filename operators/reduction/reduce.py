@@ -35,6 +35,21 @@ def _min_combine(v1, i1, v2, i2):
     return tl.where(take, v1, v2), tl.where(take, i1, i2)
 
 
+@triton.jit
+def _lane_step(x, i, mask, best, best_i, IS_MAX: tl.constexpr):
+    """One step of a lane's running best: later positions come with larger indices, so a strict
+    comparison keeps the first; best_i < 0 marks a lane that has seen nothing yet."""
+    if x.dtype.is_floating():
+        if IS_MAX:
+            better = (x > best) | ((x != x) & (best == best))
+        else:
+            better = (x < best) | ((x != x) & (best == best))
+    else:
+        better = x > best if IS_MAX else x < best
+    take = mask & ((best_i < 0) | better)
+    return tl.where(take, x, best), tl.where(take, i, best_i)
+
+
 @triton.jit(do_not_specialize=["M", "K", "CHUNK"])
 def reduce_kernel(x_ptr, idx_in_ptr, out_ptr, idx_out_ptr, M, N, K, CHUNK, divisor,
                   OP: tl.constexpr, ACC: tl.constexpr, PARTIAL_IN: tl.constexpr,
@@ -66,19 +81,22 @@ def reduce_kernel(x_ptr, idx_in_ptr, out_ptr, idx_out_ptr, M, N, K, CHUNK, divis
         IN: tl.constexpr = x_ptr.dtype.element_ty
         CMP: tl.constexpr = tl.int8 if IN == tl.int1 else IN
         best = tl.zeros([BLOCK_N, BLOCK_K], CMP)
-        best_i = tl.full([BLOCK_N, BLOCK_K], NONE, tl.int64)
+        IDX: tl.constexpr = tl.int64 if (INDEX64 or PARTIAL_IN) else tl.int32
+        best_i = tl.full([BLOCK_N, BLOCK_K], -1, IDX)
         for n0 in range(n_start, n_end, BLOCK_N):
             offs_n = n0 + tl.arange(0, BLOCK_N)
             mask = (offs_n[:, None] < n_end) & k_mask[None, :]
             offsets = base + offs_n[:, None] * K + offs_k[None, :]
             x = tl.load(x_ptr + offsets, mask=mask, other=0).to(CMP)
             if PARTIAL_IN:
-                i = tl.load(idx_in_ptr + offsets, mask=mask, other=NONE)
+                i = tl.load(idx_in_ptr + offsets, mask=mask, other=0)
+                take = mask & _takes(x, i, best, tl.where(best_i < 0, NONE, best_i), OP != "min")
+                best = tl.where(take, x, best)
+                best_i = tl.where(take, i, best_i)
             else:
-                i = tl.where(mask, offs_n[:, None].to(tl.int64) + tl.zeros([BLOCK_N, BLOCK_K], tl.int64), NONE)
-            take = _takes(x, i, best, best_i, OP != "min")
-            best = tl.where(take, x, best)
-            best_i = tl.where(take, i, best_i)
+                i = offs_n[:, None].to(IDX) + tl.zeros([BLOCK_N, BLOCK_K], IDX)
+                best, best_i = _lane_step(x, i, mask, best, best_i, OP != "min")
+        best_i = tl.where(best_i < 0, NONE, best_i.to(tl.int64))
         if OP == "min":
             result, result_i = tl.reduce((best, best_i), 0, _min_combine)
         else:
@@ -124,19 +142,22 @@ def reduce_rows_kernel(x_ptr, idx_in_ptr, out_ptr, idx_out_ptr, M, N, CHUNK, div
         IN: tl.constexpr = x_ptr.dtype.element_ty
         CMP: tl.constexpr = tl.int8 if IN == tl.int1 else IN
         best = tl.zeros([BLOCK_M, BLOCK_N], CMP)
-        best_i = tl.full([BLOCK_M, BLOCK_N], NONE, tl.int64)
+        IDX: tl.constexpr = tl.int64 if (INDEX64 or PARTIAL_IN) else tl.int32
+        best_i = tl.full([BLOCK_M, BLOCK_N], -1, IDX)
         for n0 in range(n_start, n_end, BLOCK_N):
             offs_n = n0 + tl.arange(0, BLOCK_N)
             mask = row_mask[:, None] & (offs_n[None, :] < n_end)
             offsets = base + offs_n[None, :]
             x = tl.load(x_ptr + offsets, mask=mask, other=0).to(CMP)
             if PARTIAL_IN:
-                i = tl.load(idx_in_ptr + offsets, mask=mask, other=NONE)
+                i = tl.load(idx_in_ptr + offsets, mask=mask, other=0)
+                take = mask & _takes(x, i, best, tl.where(best_i < 0, NONE, best_i), OP != "min")
+                best = tl.where(take, x, best)
+                best_i = tl.where(take, i, best_i)
             else:
-                i = tl.where(mask, offs_n[None, :].to(tl.int64) + tl.zeros([BLOCK_M, BLOCK_N], tl.int64), NONE)
-            take = _takes(x, i, best, best_i, OP != "min")
-            best = tl.where(take, x, best)
-            best_i = tl.where(take, i, best_i)
+                i = offs_n[None, :].to(IDX) + tl.zeros([BLOCK_M, BLOCK_N], IDX)
+                best, best_i = _lane_step(x, i, mask, best, best_i, OP != "min")
+        best_i = tl.where(best_i < 0, NONE, best_i.to(tl.int64))
         if OP == "min":
             result, result_i = tl.reduce((best, best_i), 1, _min_combine)
         else:

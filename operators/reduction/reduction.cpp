@@ -12,7 +12,7 @@
 namespace triton_jit::ops {
 namespace {
 
-constexpr int kTargetPrograms = 264;  // two waves of the H200's 132 SMs
+constexpr int kTargetPrograms = 528;  // four programs for each of the H200's 132 SMs
 
 // One reduction over v into out (M * K values, contiguous) and indices (int64, same count; undefined
 // when OP gives none). Splits a long N across programs when M * K alone leaves the GPU idle.
@@ -23,8 +23,10 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
   const std::string_view name(op);
   const bool max_like = name == "max" || name == "min" || name == "amax" || name == "argmax";
   const bool rows = v.k == 1;
-  const int64_t block_n = rows ? std::min<int64_t>(next_power_of_2(v.n), 1024) : std::max<int64_t>(1, 2048 / std::min<int64_t>(next_power_of_2(v.k), 64));
-  const int64_t block_k = rows ? 1 : std::min<int64_t>(next_power_of_2(v.k), 64);
+  // tiles of 4096 elements; along K (contiguous) up to 256 wide, so that each row of a tile is one
+  // long coalesced read
+  const int64_t block_k = rows ? 1 : std::min<int64_t>(next_power_of_2(v.k), 256);
+  const int64_t block_n = rows ? std::min<int64_t>(next_power_of_2(v.n), 1024) : std::max<int64_t>(1, 4096 / block_k);
   const int64_t block_m = rows ? std::clamp<int64_t>(4096 / block_n, 1, next_power_of_2(v.m)) : 1;
   const int64_t programs = rows ? cdiv(v.m, block_m) : v.m * cdiv(v.k, block_k);
   int64_t splits = 1;
@@ -177,14 +179,14 @@ std::tuple<at::Tensor, at::Tensor> min(const at::Tensor& self, int64_t dim, bool
 }
 
 at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  check_dtype_supported(self.scalar_type() != at::kBool && !at::isComplexType(self.scalar_type()), "argmax_cuda",
-                        self.scalar_type());
+  const bool supported = self.scalar_type() != at::kBool && !at::isComplexType(self.scalar_type());
   if (dim.has_value()) {
     const int64_t wrapped = at::maybe_wrap_dim(*dim, self.dim());
     TORCH_CHECK_INDEX(self.dim() == 0 || self.sym_size(wrapped) != 0, "argmax(): Expected reduction dim ", *dim,
                       " to have non-zero size.");
     const uint64_t mask = self.dim() == 0 ? 1 : uint64_t{1} << wrapped;
     at::Tensor out = at::empty_symint(reduced_shape(self, mask, keepdim), self.options().dtype(at::kLong));
+    check_dtype_supported(supported, "argmax_cuda", self.scalar_type(), out);
     if (out.is_meta() || out.numel() == 0) return out;
     run_reduce("argmax", reduction_view(self, mask), at::Tensor(), out, "fp32", 1.0);
     return out;
@@ -193,6 +195,7 @@ at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim, bool keepd
   c10::SymDimVector shape;
   if (keepdim) shape.assign(static_cast<std::size_t>(self.dim()), c10::SymInt(1));
   at::Tensor out = at::empty_symint(shape, self.options().dtype(at::kLong));
+  check_dtype_supported(supported, "argmax_cuda", self.scalar_type(), out);
   if (out.is_meta()) return out;
   ReductionView v{self.contiguous().reshape({1, -1}), 1, self.numel(), 1};
   run_reduce("argmax", v, at::Tensor(), out, "fp32", 1.0);
@@ -203,9 +206,11 @@ at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim, bool keepd
 
 namespace {
 
-at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_dtype, bool log) {
+at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_dtype, bool log, const char* op,
+                       bool supported) {
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   at::Tensor out = at::empty_symint(self.sym_sizes(), self.options().dtype(out_dtype));
+  check_dtype_supported(supported, op, self.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
   const at::Tensor x = self.contiguous();
   int64_t m = 1, n = 1, k = 1;
@@ -233,9 +238,8 @@ at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_d
 
 at::Tensor softmax_like(const char* op, const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, bool log) {
   const at::ScalarType out = dtype ? *dtype : self.scalar_type();
-  check_dtype_supported(at::isFloatingType(self.scalar_type()) || dtype.has_value(), op, self.scalar_type());
-  check_dtype_supported(at::isFloatingType(out), op, out);
-  return run_softmax(self, dim, out, log);
+  const bool supported = (at::isFloatingType(self.scalar_type()) || dtype.has_value()) && at::isFloatingType(out);
+  return run_softmax(self, dim, out, log, op, supported);
 }
 
 }  // namespace

@@ -258,15 +258,16 @@ def argmax_inputs(kind, dtype, device):
 
 
 def check_values_and_indices(result, reference, args):
-    """max.dim / min.dim / topk: values equal; indices may differ on ties, but must point at them."""
+    """max.dim / min.dim: values equal; indices may differ on ties, but must point at the values."""
     (v, i), (rv, ri) = result, reference
     torch.testing.assert_close(v, rv, equal_nan=True)
     assert i.dtype == ri.dtype and i.shape == ri.shape
-    x, dim = args[0], args[1] if len(args) > 1 and isinstance(args[1], int) else -1
+    x, dim, keepdim = args
     if x.dim() == 0:
         return
-    picked = torch.gather(x, dim if dim >= 0 else x.dim() + dim, i)
-    torch.testing.assert_close(picked, v, equal_nan=True)
+    d = dim % x.dim()
+    picked = torch.gather(x, d, i if keepdim else i.unsqueeze(d))
+    torch.testing.assert_close(picked, v if keepdim else v.unsqueeze(d), equal_nan=True)
 
 
 def check_argmax(result, reference, args):
