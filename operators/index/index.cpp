@@ -112,65 +112,83 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
   return out;
 }
 
-at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
-  TORCH_CHECK_VALUE(tensors.size() > 0, "torch.cat(): expected a non-empty list of Tensors");
+at::Tensor cat(const at::ITensorListRef& tensor_list, int64_t dim) {
+  // Checked and read from a plain list: an error must not unwind through the list's iteration.
+  std::vector<at::Tensor> tensors;
+  tensors.reserve(tensor_list.size());
+  for (const at::Tensor& t : tensor_list) tensors.push_back(t);
+  TORCH_CHECK_VALUE(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // ATen skips 1-D empty tensors (a legacy rule); the others fix the shape.
+  auto skipped = [](const at::Tensor& t) { return t.dim() == 1 && t.sym_size(0) == 0; };
   const at::Tensor* shaped = nullptr;
   for (const at::Tensor& t : tensors) {
-    if (!(t.dim() == 1 && t.sym_size(0) == 0)) {
+    if (!skipped(t)) {
       shaped = &t;
       break;
     }
   }
-  const at::Tensor& first = *tensors.begin();
-  const at::ScalarType dtype = at::native::result_type(tensors);
-  if (shaped == nullptr) return at::empty({0}, first.options().dtype(dtype));
-  const int64_t wrapped = at::maybe_wrap_dim(dim, shaped->dim());
+  const at::ScalarType dtype = at::native::result_type(tensor_list);
+  if (shaped == nullptr) return at::empty({0}, tensors.front().options().dtype(dtype));
   TORCH_CHECK(shaped->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  const int64_t wrapped = at::maybe_wrap_dim(dim, shaped->dim());
   c10::SymDimVector shape(shaped->sym_sizes().begin(), shaped->sym_sizes().end());
   c10::SymInt total = 0;
-  int64_t position = 0;
-  for (const at::Tensor& t : tensors) {
-    if (t.dim() == 1 && t.sym_size(0) == 0) {
-      ++position;
-      continue;
-    }
+  for (std::size_t position = 0; position < tensors.size(); ++position) {
+    const at::Tensor& t = tensors[position];
+    if (skipped(t)) continue;
     TORCH_CHECK(t.dim() == shaped->dim(), "Tensors must have same number of dimensions: got ", shaped->dim(), " and ",
                 t.dim());
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (d == wrapped) continue;
       TORCH_CHECK(t.sym_size(d) == shape[d], "Sizes of tensors must match except in dimension ", wrapped,
-                  ". Expected size ", to_text(shape[d]), " but got size ", to_text(t.sym_size(d)), " for tensor number ", position,
-                  " in the list.");
+                  ". Expected size ", to_text(shape[d]), " but got size ", to_text(t.sym_size(d)), " for tensor number ",
+                  position, " in the list.");
     }
     total = total + t.sym_size(wrapped);
-    ++position;
   }
   shape[wrapped] = total;
   at::Tensor out = at::empty_symint(shape, shaped->options().dtype(dtype));
   if (out.is_meta() || out.numel() == 0) return out;
-  static const TritonJITFunction& f = kernel("index.py", "cat_copy_kernel");
+  for (const at::Tensor& t : tensors) {
+    if (!skipped(t)) check_same_device("cat", out, t);
+  }
+  // One launch copies up to four inputs, each into its columns of the output viewed as
+  // (outer, columns of all inputs).
+  static const TritonJITFunction& f = kernel("index.py", "cat_kernel");
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < out.dim(); ++d) {
     if (d < wrapped) outer *= out.size(d);
     if (d > wrapped) inner *= out.size(d);
   }
   const int64_t dst_row = out.size(wrapped) * inner;
+  std::vector<at::Tensor> sources;
+  std::vector<int64_t> columns, offsets;
   int64_t offset = 0;
-  torch::DeviceGuard guard(out);
   for (const at::Tensor& t : tensors) {
-    if (t.dim() == 1 && t.size(0) == 0) continue;
-    check_same_device("cat", out, t);
+    if (skipped(t)) continue;
     const int64_t cols = t.size(wrapped) * inner;
-    if (cols != 0 && outer != 0) {
-      const at::Tensor src = t.contiguous();
-      const int64_t block_c = std::min<int64_t>(next_power_of_2(cols), 1024);
-      const int64_t block_r = std::clamp<int64_t>(4096 / block_c, 1, 64);
-      Slots<10> s;
-      s.add_all(src, out, outer, cols, dst_row, offset, block_r, block_c, out.numel() > kMaxInt32);
-      s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(outer, block_r)), static_cast<unsigned>(cdiv(cols, block_c))));
+    if (cols != 0) {
+      sources.push_back(t.contiguous());
+      columns.push_back(cols);
+      offsets.push_back(offset);
     }
     offset += cols;
+  }
+  torch::DeviceGuard guard(out);
+  for (std::size_t first = 0; first < sources.size() && outer != 0; first += 4) {
+    const std::size_t count = std::min<std::size_t>(4, sources.size() - first);
+    int64_t widest = 0;
+    for (std::size_t i = 0; i < count; ++i) widest = std::max(widest, columns[first + i]);
+    const int64_t block_c = std::min<int64_t>(next_power_of_2(widest), 1024);
+    const int64_t block_r = std::clamp<int64_t>(4096 / block_c, 1, 64);
+    Slots<24> s;
+    s.add(out);
+    for (std::size_t i = 0; i < 4; ++i) s.add(i < count ? sources[first + i] : at::Tensor());
+    for (std::size_t i = 0; i < 4; ++i) s.add(i < count ? columns[first + i] : int64_t{0});
+    for (std::size_t i = 0; i < 4; ++i) s.add(i < count ? offsets[first + i] : int64_t{0});
+    s.add_all(outer, dst_row, static_cast<int64_t>(count), block_r, block_c, out.numel() > kMaxInt32);
+    s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(outer, block_r)), static_cast<unsigned>(cdiv(widest, block_c)),
+                              static_cast<unsigned>(count)));
   }
   return out;
 }

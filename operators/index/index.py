@@ -51,18 +51,36 @@ def gather_kernel(src_ptr, idx_ptr, out_ptr, n, size1, size2, size3, ss0, ss1, s
     tl.store(out_ptr + i, values, mask=mask)
 
 
-@triton.jit(do_not_specialize=["R", "C", "dst_row", "dst_offset"])
-def cat_copy_kernel(src_ptr, dst_ptr, R, C, dst_row, dst_offset,
-                    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, INDEX64: tl.constexpr):
+@triton.jit
+def _copy_columns(src_ptr, dst_ptr, rows, cols, C, dst_row, dst_offset, R):
     """dst[r * dst_row + dst_offset + c] = src[r * C + c] for a contiguous src (R, C)."""
-    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
-    cols = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
-    if INDEX64:
-        rows = rows.to(tl.int64)
-        cols = cols.to(tl.int64)
     mask = (rows[:, None] < R) & (cols[None, :] < C)
     values = tl.load(src_ptr + rows[:, None] * C + cols[None, :], mask=mask)
     OUT: tl.constexpr = dst_ptr.dtype.element_ty
     if OUT == tl.int1:
         values = values != 0
     tl.store(dst_ptr + rows[:, None] * dst_row + dst_offset + cols[None, :], values.to(OUT), mask=mask)
+
+
+@triton.jit(do_not_specialize=["c0", "c1", "c2", "c3", "o0", "o1", "o2", "o3", "R", "dst_row"])
+def cat_kernel(dst_ptr, s0, s1, s2, s3, c0, c1, c2, c3, o0, o1, o2, o3, R, dst_row, NUM: tl.constexpr,
+               BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, INDEX64: tl.constexpr):
+    """cat of up to four inputs in one launch: program (row-block, column-block, input); input i
+    (R, c_i contiguous) goes to columns o_i of the output viewed as (R, dst_row)."""
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
+    cols = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    if INDEX64:
+        rows = rows.to(tl.int64)
+        cols = cols.to(tl.int64)
+    which = tl.program_id(2)
+    if which == 0:
+        _copy_columns(s0, dst_ptr, rows, cols, c0, dst_row, o0, R)
+    if NUM > 1:
+        if which == 1:
+            _copy_columns(s1, dst_ptr, rows, cols, c1, dst_row, o1, R)
+    if NUM > 2:
+        if which == 2:
+            _copy_columns(s2, dst_ptr, rows, cols, c2, dst_row, o2, R)
+    if NUM > 3:
+        if which == 3:
+            _copy_columns(s3, dst_ptr, rows, cols, c3, dst_row, o3, R)

@@ -12,6 +12,7 @@ def _configs():
         (128, 256, 64, 3, 8), (256, 128, 64, 3, 8), (128, 128, 64, 4, 8), (128, 128, 32, 4, 4),
         (64, 256, 32, 4, 4), (128, 64, 64, 4, 4), (64, 128, 64, 4, 4), (64, 64, 64, 4, 4),
         (32, 64, 64, 4, 4), (16, 64, 128, 4, 4), (16, 128, 64, 4, 4), (32, 128, 64, 4, 4),
+        (128, 128, 128, 2, 8), (64, 128, 128, 3, 4),  # short K (attention's head dims): one or two steps
     ]:
         configs.append(triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
                                      num_stages=stages, num_warps=warps))

@@ -294,7 +294,7 @@ at::Tensor neg(const at::Tensor& self) {
   return unary("neg", "neg", self, self.scalar_type());
 }
 at::Tensor abs(const at::Tensor& self) {
-  return unary("abs", "abs", self, self.scalar_type(), {self.scalar_type() != at::kBool, "abs_cuda"});
+  return unary("abs", "abs", self, self.scalar_type());
 }
 at::Tensor exp(const at::Tensor& self) { return unary("exp", "exp", self, float_result(self)); }
 at::Tensor log(const at::Tensor& self) { return unary("log", "log", self, float_result(self)); }

@@ -79,7 +79,8 @@ def reduce_kernel(x_ptr, idx_in_ptr, out_ptr, idx_out_ptr, M, N, K, CHUNK, divis
             result = result / divisor
     else:
         IN: tl.constexpr = x_ptr.dtype.element_ty
-        CMP: tl.constexpr = tl.int8 if IN == tl.int1 else IN
+        # half types compare as float32 (exactly, and faster); bool as int8
+        CMP: tl.constexpr = tl.int8 if IN == tl.int1 else (tl.float32 if IN == tl.float16 or IN == tl.bfloat16 else IN)
         best = tl.zeros([BLOCK_N, BLOCK_K], CMP)
         IDX: tl.constexpr = tl.int64 if (INDEX64 or PARTIAL_IN) else tl.int32
         best_i = tl.full([BLOCK_N, BLOCK_K], -1, IDX)
@@ -140,7 +141,8 @@ def reduce_rows_kernel(x_ptr, idx_in_ptr, out_ptr, idx_out_ptr, M, N, CHUNK, div
             result = result / divisor
     else:
         IN: tl.constexpr = x_ptr.dtype.element_ty
-        CMP: tl.constexpr = tl.int8 if IN == tl.int1 else IN
+        # half types compare as float32 (exactly, and faster); bool as int8
+        CMP: tl.constexpr = tl.int8 if IN == tl.int1 else (tl.float32 if IN == tl.float16 or IN == tl.bfloat16 else IN)
         best = tl.zeros([BLOCK_M, BLOCK_N], CMP)
         IDX: tl.constexpr = tl.int64 if (INDEX64 or PARTIAL_IN) else tl.int32
         best_i = tl.full([BLOCK_M, BLOCK_N], -1, IDX)
