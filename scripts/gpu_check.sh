@@ -5,10 +5,10 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests demo benchmarks ops autotune aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo benchmarks ops autotune aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests demo benchmarks ops autotune aot memcheck} "
+stages=" ${*:-build tests optests demo benchmarks ops autotune aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -53,12 +53,19 @@ done
 stage "pytest (GPU-facing)"
 TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rs "$root/tests/python/test_torch_ops.py" \
   "$root/tests/python/test_gil.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
+"$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
+fi
+
+if want optests; then
 stage "operator library against ATen (${TRITON_JIT_OPS_SHARDS:=8} processes)"
+ops_results_dir="$build/ops-results"
+rm -rf "$ops_results_dir" && mkdir -p "$ops_results_dir"
 ops_pids=()
 for ((shard = 0; shard < TRITON_JIT_OPS_SHARDS; shard++)); do
   TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_TEST_SHARD="$shard/$TRITON_JIT_OPS_SHARDS" timeout 900 \
     "$TRITON_JIT_PYTHON" -m pytest -q -rfs "$root/tests/python/test_ops.py" -p no:cacheprovider \
-    --junitxml="$results/ops-$shard.xml" > "$out/ops-$shard.txt" 2>&1 &
+    ${TRITON_JIT_OPS_FILTER:+-k "$TRITON_JIT_OPS_FILTER"} --junitxml="$ops_results_dir/ops-$shard.xml" \
+    > "$out/ops-$shard.txt" 2>&1 &
   ops_pids+=($!)
 done
 wait "${ops_pids[@]}"
@@ -66,8 +73,7 @@ cat "$out"/ops-*.txt | grep -E '^(FAILED|ERROR)' | head -n 60
 tail -q -n 1 "$out"/ops-*.txt
 ops_results=()
 for ((shard = 0; shard < TRITON_JIT_OPS_SHARDS; shard++)); do ops_results+=("ops-$shard"); done
-"$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest "${ops_results[@]}" 2>&1 |
-  tee "$out/tests.txt"
+"$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$ops_results_dir" "${ops_results[@]}" 2>&1 | tee "$out/ops-tests.txt"
 fi
 
 if want demo; then
