@@ -1,3 +1,8 @@
+// Turns a call's argument slots into Triton's specialisation key, parameter bytes and the text of
+// the signature, as Triton's Python runtime would. Longer than 400 lines because it is one rule
+// table: every kind of argument (tensor, integer by value, float, bool, None, string, fixed C++
+// type, tuple) against every annotation, kept together so that it can be read against Triton's
+// own specialiser (and the parity tests check it against that).
 #include "encoding/argument_encoder.h"
 
 #include <fmt/format.h>

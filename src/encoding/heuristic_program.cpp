@@ -1,3 +1,8 @@
+// The heuristic stack machine: parsing and checking a translated program, and evaluating it with
+// Python's semantics for every operation (integer overflow past 64 bits, floor division and
+// modulo of negatives, float formatting of errors, dtype comparisons). Longer than 400 lines
+// because each operation's semantics belong next to the evaluation loop that runs them: one
+// switch, read in one place against Python's rules.
 #include "encoding/heuristic_program.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,7 @@
+// The CUDA backend: module loading with every check done once (shared memory, threads, registers,
+// architecture), the launch, device memory and copies, and do_bench-style timing for the
+// autotuner. Longer than 400 lines because it is the whole of one backend policy
+// (impl/backend_policy.h); the driver table is in cuda_driver.cpp.
 #include "backend/cuda/cuda_backend.h"
 
 #include <fmt/format.h>
