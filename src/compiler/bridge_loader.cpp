@@ -40,7 +40,8 @@ void load_libpython() {
 }
 
 CompilerBridge* load_bridge() {
-  if (!python_already_running()) load_libpython();
+  const bool running = python_already_running();
+  if (!running) load_libpython();
   // Installed: <libdir>/triton_jit/; in a build tree: beside the core.
   std::filesystem::path installed = library_dir() / "triton_jit" / "libtriton_jit_python.so";
   std::filesystem::path built = library_dir() / "libtriton_jit_python.so";
@@ -54,7 +55,8 @@ CompilerBridge* load_bridge() {
   auto create = reinterpret_cast<decltype(&triton_jit_create_compiler_bridge)>(
       dlsym(lib, "triton_jit_create_compiler_bridge"));
   if (create == nullptr) throw Error(fmt::format("triton_jit: '{}' is not a triton_jit compiler bridge", path));
-  BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string()};
+  BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string(),
+                      running ? std::string() : env_or("TRITON_JIT_LIBPYTHON", configured_libpython())};
   return create(&config);
 }
 

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "compiler/compiler_bridge.h"
 #include "triton_jit/errors.h"
 
@@ -13,7 +16,50 @@ namespace py = pybind11;
 namespace triton_jit::detail {
 namespace {
 
+// "3.12" from "3.12.3 (main, ...)" or "3.12.3.final.0"; empty when it is not a version.
+std::string major_minor(std::string_view version) {
+  const auto first = version.find('.');
+  if (first == std::string_view::npos) return "";
+  auto end = version.find_first_not_of("0123456789", first + 1);
+  if (end == std::string_view::npos) end = version.size();
+  return end > first + 1 ? std::string(version.substr(0, end)) : "";
+}
+
+// The Python version a virtual environment was made with (its pyvenv.cfg), or empty when the
+// executable is not in one. Its site-packages suit that minor version only.
+std::string venv_python_version(const std::string& executable) {
+  namespace fs = std::filesystem;
+  if (executable.empty()) return "";
+  const fs::path bin = fs::path(executable).parent_path();
+  for (const fs::path& cfg : {bin / "pyvenv.cfg", bin.parent_path() / "pyvenv.cfg"}) {
+    std::ifstream in(cfg);
+    for (std::string line; std::getline(in, line);) {
+      const auto eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      auto trim = [](std::string text) {
+        text.erase(0, text.find_first_not_of(" \t\r"));
+        text.erase(text.find_last_not_of(" \t\r") + 1);
+        return text;
+      };
+      const std::string key = trim(line.substr(0, eq));
+      if (key == "version" || key == "version_info") return major_minor(trim(line.substr(eq + 1)));
+    }
+  }
+  return "";
+}
+
 void start_interpreter(const BridgeConfig& config) {
+  // Checked before the interpreter starts: a venv of another minor version would start, then
+  // fail to import anything it holds with an error that says nothing of why.
+  const std::string venv = venv_python_version(config.python_executable);
+  const std::string running = major_minor(Py_GetVersion());
+  if (!venv.empty() && !running.empty() && venv != running) {
+    throw Error(fmt::format(
+        "triton_jit: the Python '{}' (TRITON_JIT_PYTHON, or the one configured at build time) is a virtual "
+        "environment of Python {}, but the libpython loaded is Python {}; its packages cannot load there. Make the "
+        "environment with Python {}, or set TRITON_JIT_LIBPYTHON to the libpython{}.so of Python {}",
+        config.python_executable, venv, running, running, venv, venv));
+  }
   PyConfig py_config;
   PyConfig_InitPythonConfig(&py_config);
   py_config.install_signal_handlers = 0;  // the host owns its signals
@@ -88,6 +134,33 @@ std::vector<SourceText> sources_of(const py::handle& list) {
   return out;
 }
 
+// A module the compile needs is missing: names the interpreter that looked for it (its
+// executable, version and prefix) and the variable that points at another. Holds the GIL.
+[[noreturn]] void throw_missing_module(py::error_already_set& e, const BridgeConfig& config) {
+  std::string module = "?", executable = config.python_executable, version = "?", prefix = "?";
+  try {
+    module = py::str(e.value().attr("name")).cast<std::string>();
+    py::module_ sys = py::module_::import("sys");
+    version = major_minor(sys.attr("version").cast<std::string>());
+    prefix = sys.attr("prefix").cast<std::string>();
+    if (executable.empty()) executable = sys.attr("executable").cast<std::string>();
+  } catch (...) {
+  }
+  const std::string where = fmt::format("No module named '{}' in the Python that compiles kernels ('{}', Python {}, "
+                                        "prefix '{}')", module, executable.empty() ? "(the default)" : executable,
+                                        version, prefix);
+  if (module == "triton" || module.starts_with("triton.") || module == "torch") {
+    throw CompileError(fmt::format("triton_jit: {}; install it there (pip install {}), or set TRITON_JIT_PYTHON to the "
+                                   "python executable of an environment that has it (for a venv, <venv>/bin/python)",
+                                   where, module.substr(0, module.find('.'))));
+  }
+  // The standard library missing: the executable and the libpython are different installations.
+  throw CompileError(fmt::format("triton_jit: {}: that Python's installation does not match the libpython loaded ('{}'); "
+                                 "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of that installation, or "
+                                 "TRITON_JIT_PYTHON to the python of the libpython's own",
+                                 where, config.libpython.empty() ? "the one already in the process" : config.libpython));
+}
+
 class PythonBridge final : public CompilerBridge {
  public:
   explicit PythonBridge(const BridgeConfig& config) {
@@ -100,8 +173,18 @@ class PythonBridge final : public CompilerBridge {
       module_ = new py::object(py::module_::import("triton_jit_compile"));
       lookup_error_ = new py::object(module_->attr("KernelLookupError"));
     } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_ModuleNotFoundError)) throw_missing_module(e, config);
       throw CompileError(fmt::format("triton_jit: cannot import the compile script from '{}' with Python '{}':\n{}",
                                      config.scripts_dir, config.python_executable, format_python_error(e)));
+    }
+    // Triton is imported now, not at the first compile, so that a Python without it is named
+    // as the problem rather than surfacing as a failed compile.
+    try {
+      py::module_::import("triton");
+    } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_ModuleNotFoundError)) throw_missing_module(e, config);
+      throw CompileError(fmt::format("triton_jit: importing triton failed in Python '{}':\n{}", config.python_executable,
+                                     format_python_error(e)));
     }
     pthread_atfork(&before_fork, &after_fork_parent, &after_fork_child);
   }

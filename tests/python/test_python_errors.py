@@ -1,0 +1,60 @@
+"""What a newcomer sees when the Python that compiles kernels is the wrong one: a Python without
+Triton, a venv of another minor version than the libpython loaded. Each error names the
+interpreter it tried and the variable that fixes it. Run through triton_jit_aot, which compiles
+in-process like any program."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BUILD, ROOT
+
+AOT = os.path.join(BUILD, "bin", "triton_jit_aot")
+SCALE = os.path.join(ROOT, "tests", "consumer", "scale.py")
+
+
+def compile_with(tmp_path, python):
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"target": "cuda:90", "kernels": [
+        {"kernel": SCALE, "function": "scale", "signatures": [["*fp32:16", "*fp32:16", "fp32", "i32:16", 256]]}]}))
+    env = dict(os.environ, TRITON_JIT_PYTHON=str(python), TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"),
+               CUDA_VISIBLE_DEVICES="")
+    env.pop("TRITON_JIT_LIBPYTHON", None)
+    return subprocess.run([AOT, str(manifest), "-o", str(tmp_path / "bundle")], capture_output=True, text=True,
+                          env=env)
+
+
+def make_venv(path):
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(path)], check=True)
+    return path / "bin" / "python"
+
+
+def test_a_python_without_triton_is_named_with_the_variable_that_fixes_it(tmp_path):
+    python = make_venv(tmp_path / "empty")
+    result = compile_with(tmp_path, python)
+    assert result.returncode == 1, result.stderr
+    assert "No module named 'triton'" in result.stderr
+    assert f"'{python}'" in result.stderr and f"Python {sys.version_info[0]}.{sys.version_info[1]}" in result.stderr
+    assert "TRITON_JIT_PYTHON" in result.stderr and "pip install triton" in result.stderr
+
+
+def test_a_venv_of_another_python_version_is_refused_before_it_starts(tmp_path):
+    venv = tmp_path / "other"
+    (venv / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, venv / "bin" / "python")
+    other = f"{sys.version_info[0]}.{sys.version_info[1] + 1}"
+    (venv / "pyvenv.cfg").write_text(f"home = /usr/bin\ninclude-system-site-packages = false\nversion = {other}.0\n")
+    result = compile_with(tmp_path, venv / "bin" / "python")
+    assert result.returncode == 1, result.stderr
+    assert f"virtual environment of Python {other}" in result.stderr
+    assert f"libpython loaded is Python {sys.version_info[0]}.{sys.version_info[1]}" in result.stderr
+    assert "TRITON_JIT_LIBPYTHON" in result.stderr
+
+
+def test_the_right_python_compiles(tmp_path):
+    result = compile_with(tmp_path, sys.executable)
+    assert result.returncode == 0, result.stderr
+    assert "1 variants of 1 kernels written" in result.stderr
