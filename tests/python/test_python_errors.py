@@ -54,7 +54,10 @@ def test_a_venv_of_another_python_version_is_refused_before_it_starts(tmp_path):
     assert "TRITON_JIT_LIBPYTHON" in result.stderr
 
 
-def test_the_right_python_compiles(tmp_path):
+def test_the_right_python_compiles_and_progress_suits_a_log(tmp_path):
     result = compile_with(tmp_path, sys.executable)
     assert result.returncode == 0, result.stderr
     assert "1 variants of 1 kernels written" in result.stderr
+    # Not a terminal: a line as each variant starts (a long compile shows what runs) and ends, no \r.
+    assert "[1/1] compiling scale kernels[0].signatures[0]\n" in result.stderr
+    assert "[1/1] scale (x_ptr: *fp32:16" in result.stderr and "\r" not in result.stderr

@@ -11,12 +11,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <triton_jit/triton_jit.h>
@@ -47,15 +51,74 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-// Progress on a terminal is one line redrawn; in a log, one line per variant.
-void progress(std::size_t done, std::size_t total, const std::string& what, double seconds, bool terminal) {
-  if (terminal) {
-    std::fprintf(stderr, "\r[%zu/%zu] %-70.70s %6.1f s", done, total, what.c_str(), seconds);
-  } else {
-    std::fprintf(stderr, "[%zu/%zu] %s (%.1f s)\n", done, total, what.c_str(), seconds);
+// Progress on a terminal is one line redrawn, with the running variant's time ticking; in a
+// log, a line when a variant starts and one when it is done, with no carriage returns.
+class Progress {
+ public:
+  Progress(std::size_t total, bool terminal) : total_(total), terminal_(terminal) {}
+  ~Progress() { finish(); }
+
+  void start(std::size_t index, const std::string& what) {
+    finish();
+    index_ = index;
+    what_ = what;
+    started_ = std::chrono::steady_clock::now();
+    if (!terminal_) {
+      std::fprintf(stderr, "[%zu/%zu] compiling %s\n", index_, total_, what_.c_str());
+      return;
+    }
+    draw();
+    ticker_ = std::jthread([this](std::stop_token stop) {
+      std::unique_lock lock(mutex_);
+      while (!stop.stop_requested()) {
+        wake_.wait_for(lock, stop, std::chrono::milliseconds(500), [] { return false; });
+        if (!stop.stop_requested()) draw_locked();
+      }
+    });
   }
-  std::fflush(stderr);
-}
+
+  // Ends the running variant's line; returns its time in seconds.
+  double done(const std::string& what) {
+    const double seconds = elapsed();
+    finish();
+    std::lock_guard lock(mutex_);
+    if (terminal_) {
+      std::fprintf(stderr, "\r[%zu/%zu] %-70.70s %6.1f s", index_, total_, what.c_str(), seconds);
+    } else {
+      std::fprintf(stderr, "[%zu/%zu] %s (%.1f s)\n", index_, total_, what.c_str(), seconds);
+    }
+    std::fflush(stderr);
+    return seconds;
+  }
+
+ private:
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+  void draw() {
+    std::lock_guard lock(mutex_);
+    draw_locked();
+  }
+  void draw_locked() {
+    std::fprintf(stderr, "\r[%zu/%zu] %-70.70s %6.1f s", index_, total_, ("compiling " + what_).c_str(), elapsed());
+    std::fflush(stderr);
+  }
+  void finish() {
+    if (ticker_.joinable()) {
+      ticker_.request_stop();
+      ticker_.join();
+    }
+  }
+
+  const std::size_t total_;
+  const bool terminal_;
+  std::size_t index_ = 0;
+  std::string what_;
+  std::chrono::steady_clock::time_point started_;
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  std::jthread ticker_;
+};
 
 triton_jit::Grid evaluate_grid(const triton_jit::LaunchMeta& meta, void* data) {
   const auto& grid = *static_cast<const std::vector<triton_jit::aot::GridExpression>*>(data);
@@ -119,6 +182,7 @@ int main(int argc, char** argv) {
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
     std::size_t total = 0, done = 0;
     for (const auto& k : manifest.kernels) total += k.signatures.size();
+    Progress progress(total, terminal);
     const auto started = std::chrono::steady_clock::now();
     for (const auto& k : manifest.kernels) {
       context = manifest_path.string() + ": " + k.where + " (" + k.kernel + (k.function.empty() ? "" : ":") +
@@ -127,11 +191,9 @@ int main(int argc, char** argv) {
       for (std::size_t s = 0; s < k.signatures.size(); ++s) {
         context = manifest_path.string() + ": " + k.where + ".signatures[" + std::to_string(s) + "] (" + f.name() + ")";
         const auto slots = triton_jit::aot::to_slots(k.signatures[s]);
-        const auto variant_started = std::chrono::steady_clock::now();
+        progress.start(++done, f.name() + " " + k.where + ".signatures[" + std::to_string(s) + "]");
         auto v = f.warmup(k.options, slots.data(), slots.size());
-        ++done;
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - variant_started).count();
-        progress(done, total, f.name() + " (" + v.signature + ")", seconds, terminal);
+        progress.done(f.name() + " (" + v.signature + ")");
       }
     }
     std::size_t tuned = 0, skipped = 0;
