@@ -1,6 +1,7 @@
-"""A user's project against triton_jit: the installed package through find_package (core and
-torch targets), pkg-config, and the source tree through add_subdirectory. Each builds and runs
-a program that compiles a kernel (for cuda:90 when no GPU is present)."""
+"""A user's project against triton_jit: the installed package through find_package (the core,
+torch and aot components), pkg-config, and the source tree through add_subdirectory. Each builds
+and runs a program that compiles a kernel (for cuda:90 when no GPU is present), calls an operator
+on Meta tensors, or carries a bundle made at build time."""
 import os
 import shutil
 import subprocess
@@ -12,6 +13,11 @@ from conftest import BUILD, ROOT
 
 CONSUMER = os.path.join(ROOT, "tests", "consumer")
 ENV = dict(os.environ, TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="")
+
+
+def torch_prefix():
+    import torch.utils
+    return torch.utils.cmake_prefix_path
 
 
 def run(*args, **kwargs):
@@ -29,12 +35,48 @@ def installed(tmp_path_factory):
 
 def test_find_package_consumer_builds_and_runs(installed, tmp_path):
     build = tmp_path / "build"
-    run("cmake", "-S", CONSUMER, "-B", str(build), "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={installed}",
-        "-DCONSUMER_WITH_TORCH=ON")
+    run("cmake", "-S", CONSUMER, "-B", str(build), "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={installed};{torch_prefix()}",
+        "-DCONSUMER_WITH_TORCH=ON", "-DCONSUMER_WITH_AOT=ON")
     run("cmake", "--build", str(build))
     out = run(str(build / "consumer"))
     assert "variant: scale x_ptr: *fp32:16, out_ptr: *fp32:16, factor: fp32, n: i32:16, BLOCK=256 for cuda:90" in out
     assert "variant: scale x_ptr: *fp16:16" in run(str(build / "consumer_torch"))
+    assert "triton_jit::mm on meta: [8, 4] Half" in run(str(build / "consumer_ops"))
+    # The bundle made at build time serves the variant with compiling disabled and an empty cache.
+    offline = dict(ENV, TRITON_JIT_OFFLINE="1", TRITON_JIT_CACHE_DIR=str(tmp_path / "empty-cache"))
+    served = subprocess.run([str(build / "consumer_bundled")], capture_output=True, text=True, env=offline)
+    assert served.returncode == 0 and "for cuda:90" in served.stdout, served.stderr
+    refused = subprocess.run([str(build / "consumer")], capture_output=True, text=True, env=offline)
+    assert refused.returncode == 1 and "offline mode" in refused.stderr
+
+
+def configure_error(tmp_path, prefix_path, *options):
+    result = subprocess.run(["cmake", "-S", CONSUMER, "-B", str(tmp_path / "build"), "-G", "Ninja",
+                             f"-DCMAKE_PREFIX_PATH={prefix_path}", *options], capture_output=True, text=True, env=ENV)
+    assert result.returncode != 0, result.stdout
+    return result.stderr.replace("\n", " ")
+
+
+def test_a_required_component_that_cannot_be_found_says_why(installed, tmp_path):
+    # torch installed, libtorch not pointed at
+    err = configure_error(tmp_path, str(installed), "-DCONSUMER_WITH_TORCH=ON")
+    assert "component torch: libtorch not found: set Torch_DIR" in " ".join(err.split()), err
+
+
+def test_components_not_installed_are_named_with_the_package_that_has_them(tmp_path):
+    prefix = tmp_path / "core-only"
+    for component in ("runtime", "dev"):
+        run("cmake", "--install", BUILD, "--prefix", str(prefix), "--component", component)
+    assert not (prefix / "bin" / "triton_jit_aot").exists()
+    err = " ".join(configure_error(tmp_path, f"{prefix};{torch_prefix()}", "-DCONSUMER_WITH_TORCH=ON",
+                                   "-DCONSUMER_WITH_AOT=ON").split())
+    assert "component aot: triton_jit_aot is not installed (Debian: triton-jit-tools" in err, err
+    assert "component torch: the libtorch adapter and operators are not installed (Debian: libtriton-jit-torch-dev" in err
+    # The core alone still serves a plain consumer.
+    build = tmp_path / "plain"
+    run("cmake", "-S", CONSUMER, "-B", str(build), "-G", "Ninja", f"-DCMAKE_PREFIX_PATH={prefix}")
+    run("cmake", "--build", str(build))
+    assert "for cuda:90" in run(str(build / "consumer"))
 
 
 def test_installed_library_uses_installed_scripts(installed):
@@ -49,8 +91,10 @@ def test_pkg_config_builds_a_program(installed, tmp_path):
     env = dict(ENV, PKG_CONFIG_PATH=str(installed / "lib" / "pkgconfig"))
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "triton_jit"], capture_output=True, text=True,
                            env=env, check=True).stdout.split()
+    # The standard the headers need (g++ 12 defaults to C++17), and normalised absolute paths.
+    assert "-std=c++20" in flags and f"-I{installed / 'include'}" in flags and f"-L{installed / 'lib'}" in flags
     exe = tmp_path / "consumer_pc"
-    run("g++", "-std=c++20", f'-DCONSUMER_KERNEL="{CONSUMER}/scale.py"', os.path.join(CONSUMER, "main.cpp"),
+    run("g++", f'-DCONSUMER_KERNEL="{CONSUMER}/scale.py"', os.path.join(CONSUMER, "main.cpp"),
         "-o", str(exe), *flags, f"-Wl,-rpath,{installed / 'lib'}")
     assert "variant: scale" in run(str(exe))
 

@@ -1,0 +1,66 @@
+# libtorch for TritonJIT::torch and TritonJIT::ops, found where the consumer points: Torch_DIR
+# (set by an earlier find_package(Torch), by -DTorch_DIR or in the environment) or
+# CMAKE_PREFIX_PATH (pip's torch: python -c "import torch; print(torch.utils.cmake_prefix_path)").
+# Defines the imported target triton_jit_libtorch with only the libraries the adapter and the
+# operators use: Torch's own CMake package also configures CUDA compilation, which we do not
+# need. Sets TRITON_JIT_LIBTORCH_FOUND, and TRITON_JIT_LIBTORCH_REASON when it is false.
+if(TARGET triton_jit_libtorch)
+  set(TRITON_JIT_LIBTORCH_FOUND TRUE)
+  return()
+endif()
+set(TRITON_JIT_LIBTORCH_FOUND FALSE)
+set(_tj_candidates)
+foreach(dir ${Torch_DIR} $ENV{Torch_DIR})
+  list(APPEND _tj_candidates "${dir}")
+endforeach()
+string(REPLACE ":" ";" _tj_env_prefixes "$ENV{CMAKE_PREFIX_PATH}")
+foreach(prefix ${CMAKE_PREFIX_PATH} ${_tj_env_prefixes})
+  list(APPEND _tj_candidates "${prefix}/share/cmake/Torch" "${prefix}/Torch" "${prefix}")
+endforeach()
+set(_tj_torch_root "")
+foreach(dir ${_tj_candidates})
+  if(EXISTS "${dir}/TorchConfig.cmake")
+    get_filename_component(_tj_root "${dir}/../../.." ABSOLUTE)
+    if(EXISTS "${_tj_root}/include/ATen/core/Tensor.h")
+      set(_tj_torch_root "${_tj_root}")
+      break()
+    endif()
+  endif()
+endforeach()
+if(NOT _tj_torch_root)
+  string(CONCAT TRITON_JIT_LIBTORCH_REASON
+      "libtorch not found: set Torch_DIR to <torch>/share/cmake/Torch, or add torch's CMake prefix to "
+      "CMAKE_PREFIX_PATH (for pip's torch: python -c \"import torch; print(torch.utils.cmake_prefix_path)\"; "
+      "for a libtorch zip: its directory)")
+  return()
+endif()
+set(_tj_torch_libs)
+foreach(lib c10 c10_cuda torch_cpu torch_cuda torch)
+  find_library(_tj_torch_lib_${lib} NAMES ${lib} PATHS "${_tj_torch_root}/lib" NO_DEFAULT_PATH NO_CACHE)
+  if(NOT _tj_torch_lib_${lib})
+    set(TRITON_JIT_LIBTORCH_REASON "libtorch at '${_tj_torch_root}' has no lib${lib}.so (a CUDA build of torch is needed)")
+    return()
+  endif()
+  list(APPEND _tj_torch_libs "${_tj_torch_lib_${lib}}")
+endforeach()
+find_package(CUDAToolkit QUIET)
+if(NOT CUDAToolkit_FOUND)
+  set(TRITON_JIT_LIBTORCH_REASON "the CUDA toolkit's headers, which libtorch's CUDA headers include, were not found")
+  return()
+endif()
+add_library(triton_jit_libtorch INTERFACE IMPORTED GLOBAL)
+target_include_directories(triton_jit_libtorch SYSTEM INTERFACE "${_tj_torch_root}/include"
+                           "${_tj_torch_root}/include/torch/csrc/api/include" ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(triton_jit_libtorch INTERFACE ${_tj_torch_libs} CUDA::cudart)
+# torch_cuda registers ATen's CUDA kernels when it loads; nothing references it by symbol, so
+# --as-needed would drop it.
+target_link_options(triton_jit_libtorch INTERFACE "LINKER:--no-as-needed")
+# torch's libraries find CUDA's in the Python environment through their own RPATH; the linker
+# needs the same directories to check them.
+file(GLOB _tj_nvidia_dirs LIST_DIRECTORIES true "${_tj_torch_root}/../nvidia/*/lib" "${_tj_torch_root}/../nvidia/*/*/lib")
+foreach(dir ${_tj_nvidia_dirs} ${CUDAToolkit_LIBRARY_DIR})
+  target_link_options(triton_jit_libtorch INTERFACE "LINKER:-rpath-link,${dir}")
+endforeach()
+set_target_properties(triton_jit_libtorch PROPERTIES INTERFACE_LINK_DIRECTORIES "${_tj_torch_root}/lib")
+set(TRITON_JIT_LIBTORCH_DIR "${_tj_torch_root}")
+set(TRITON_JIT_LIBTORCH_FOUND TRUE)
