@@ -51,7 +51,15 @@ endif()
 add_library(triton_jit_libtorch INTERFACE IMPORTED GLOBAL)
 target_include_directories(triton_jit_libtorch SYSTEM INTERFACE "${_tj_torch_root}/include"
                            "${_tj_torch_root}/include/torch/csrc/api/include" ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(triton_jit_libtorch INTERFACE ${_tj_torch_libs} CUDA::cudart)
+# The CUDA runtime that torch's inline CUDA helpers call is torch's own (pip's nvidia packages,
+# or bundled in a libtorch zip), not the toolkit's: that could be another major version.
+file(GLOB _tj_cudart "${_tj_torch_root}/../nvidia/*/lib/libcudart.so.*" "${_tj_torch_root}/lib/libcudart*.so*")
+if(_tj_cudart)
+  list(GET _tj_cudart 0 _tj_cudart)
+else()
+  set(_tj_cudart CUDA::cudart)
+endif()
+target_link_libraries(triton_jit_libtorch INTERFACE ${_tj_torch_libs} ${_tj_cudart})
 # torch_cuda registers ATen's CUDA kernels when it loads; nothing references it by symbol, so
 # --as-needed would drop it.
 target_link_options(triton_jit_libtorch INTERFACE "LINKER:--no-as-needed")

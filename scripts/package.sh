@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Builds the Debian packages (dpkg-buildpackage, debhelper) and an RPM (rpmbuild) of the core
-# into dist/, then runs lintian on the .deb files. Installs its tools with apt-get when missing.
+# Builds the Debian packages (dpkg-buildpackage, debhelper) and the RPMs (rpmbuild) of the core,
+# the AOT tool and the libtorch parts into dist/, then runs lintian on the .deb files.
+# TRITON_JIT_REPRODUCIBLE=1 builds the Debian packages a second time from another directory and
+# checks that every .deb is byte for byte the same. Installs its tools with apt-get when missing.
+# libtorch comes from the project's Python environment (pip's torch), as Debian has none.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dist=${TRITON_JIT_DIST_DIR:-$root/dist}
 version=$(sed -n 's/^project(triton_jit VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+python=${TRITON_JIT_PYTHON:-$root/.venv/bin/python}
+TORCH_CMAKE_DIR=$("$python" -c "import torch.utils; print(torch.utils.cmake_prefix_path)")/Torch
+export TORCH_CMAKE_DIR
 
 need=()
 for pkg in dpkg-dev debhelper lintian rpm fakeroot python3-pybind11 python3-dev libfmt-dev nlohmann-json3-dev libxxhash-dev; do
@@ -25,13 +31,32 @@ mkdir -p "$src"
 git -C "$root" archive --format=tar HEAD | tar -x -C "$src"
 tar -C "$work" -czf "$dist/triton-jit-$version.tar.gz" "triton-jit-$version"
 
+debian_build() {  # debian_build <directory to build in> <log>: the .deb files land beside the source
+  local tree="$1/triton-jit-$version"
+  mkdir -p "$tree"
+  tar -x -C "$1" -f <(tar -C "$work" -c "triton-jit-$version")
+  cp -r "$tree/packaging/debian" "$tree/debian"
+  # -d: the CUDA toolkit's headers come from NVIDIA's installer (/usr/local/cuda), not from a
+  # Debian package that Build-Depends could name; everything else is checked.
+  (cd "$tree" && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b -d) > "$2" 2>&1 || { tail -n 40 "$2" >&2; exit 1; }
+}
 echo "== Debian packages" >&2
-cp -r "$src/packaging/debian" "$src/debian"
-# -d: the CUDA toolkit's headers come from NVIDIA's installer (/usr/local/cuda), not from a
-# Debian package that Build-Depends could name; everything else is checked.
-(cd "$src" && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b -d) > "$dist/dpkg-buildpackage.log" 2>&1 ||
-  { tail -n 40 "$dist/dpkg-buildpackage.log" >&2; exit 1; }
-mv "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$dist"/
+debian_build "$work/deb" "$dist/dpkg-buildpackage.log"
+mv "$work"/deb/*.deb "$work"/deb/*.changes "$work"/deb/*.buildinfo "$dist"/
+if [ "${TRITON_JIT_REPRODUCIBLE:-0}" = 1 ]; then
+  echo "== Debian packages again, from another directory" >&2
+  debian_build "$work/again/elsewhere" "$dist/dpkg-buildpackage-again.log"
+  : > "$dist/reproducible.txt"
+  for deb in "$dist"/*.deb; do
+    if cmp -s "$deb" "$work/again/elsewhere/$(basename "$deb")"; then
+      echo "identical: $(basename "$deb")" >> "$dist/reproducible.txt"
+    else
+      echo "DIFFERENT: $(basename "$deb")" >> "$dist/reproducible.txt"
+      mkdir -p "$dist/unreproducible" && cp "$work/again/elsewhere/$(basename "$deb")" "$dist/unreproducible/"
+    fi
+  done
+  cat "$dist/reproducible.txt" >&2
+fi
 echo "== lintian" >&2
 lintian --fail-on error --no-tag-display-limit "$dist"/*.changes | tee "$dist/lintian.txt" >&2
 echo "lintian: $(grep -c '^E:' "$dist/lintian.txt" || true) errors, $(grep -c '^W:' "$dist/lintian.txt" || true) warnings" >&2
@@ -41,7 +66,8 @@ top="$work/rpmbuild"
 mkdir -p "$top/SOURCES"
 cp "$dist/triton-jit-$version.tar.gz" "$top/SOURCES/"
 # --nodeps: BuildRequires name RPM packages, which a Debian machine's rpm database does not hold.
-rpmbuild -bb --nodeps --define "_topdir $top" "$src/packaging/rpm/triton-jit.spec" > "$dist/rpmbuild.log" 2>&1 ||
+rpmbuild -bb --nodeps --define "_topdir $top" --define "torch_cmake_dir $TORCH_CMAKE_DIR" \
+  "$src/packaging/rpm/triton-jit.spec" > "$dist/rpmbuild.log" 2>&1 ||
   { tail -n 40 "$dist/rpmbuild.log" >&2; exit 1; }
 find "$top/RPMS" -name '*.rpm' -exec mv {} "$dist"/ \;
 ls -1 "$dist"
