@@ -126,6 +126,16 @@ void enable_op(const std::vector<std::string>& names) { ops::enable(names); }
 void disable_op() { disable(); }
 std::vector<std::string> stand_ins_op() { return standing_in(); }
 std::vector<std::string> enabled_op() { return enabled_stand_ins(); }
+// For Python (the wheel's triton_jit module): compile ahead, and the settings of the cache.
+std::vector<std::string> warmup_op(c10::ScalarType dtype) {
+  std::vector<std::string> made;
+  for (const auto& v : warmup(dtype)) made.push_back(v.kernel_name + " " + v.signature + " for " + v.target);
+  return made;
+}
+std::string cache_dir_op() { return triton_jit::cache_dir(); }
+void set_cache_dir_op(const std::string& directory) { triton_jit::set_cache_dir(directory); }
+void set_offline_op(bool value) { triton_jit::set_offline(value); }
+bool offline_op() { return triton_jit::offline(); }
 
 }  // namespace
 
@@ -227,6 +237,11 @@ TORCH_LIBRARY(triton_jit, m) {
   m.def("disable_aten() -> ()", &triton_jit::ops::disable_op);
   m.def("aten_stand_ins() -> str[]", &triton_jit::ops::stand_ins_op);
   m.def("enabled_aten_stand_ins() -> str[]", &triton_jit::ops::enabled_op);
+  m.def("warmup(ScalarType dtype) -> str[]", &triton_jit::ops::warmup_op);
+  m.def("cache_dir() -> str", &triton_jit::ops::cache_dir_op);
+  m.def("set_cache_dir(str directory) -> ()", &triton_jit::ops::set_cache_dir_op);
+  m.def("set_offline(bool offline) -> ()", &triton_jit::ops::set_offline_op);
+  m.def("offline() -> bool", &triton_jit::ops::offline_op);
 }
 
 namespace {

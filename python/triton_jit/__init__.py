@@ -1,0 +1,60 @@
+"""triton_jit for Python: the operator library in torch.ops.triton_jit, and the runtime's
+settings. Importing it loads the operators (torch is imported first: the library uses its
+libtorch); the kernels compile in this interpreter, with its Triton.
+
+    import torch, triton_jit
+    y = torch.ops.triton_jit.rms_norm(x, [x.shape[-1]], weight, 1e-6)
+    triton_jit.set_cache_dir("/var/cache/my_app/kernels")
+    triton_jit.warmup(torch.float16)      # compile ahead, no GPU needed
+    python -m triton_jit.aot manifest.json -o bundle/
+"""
+import importlib.metadata as _metadata
+import os as _os
+
+import torch as _torch
+
+__version__ = _metadata.version("triton-jit")
+_HERE = _os.path.dirname(_os.path.abspath(__file__))
+LIBRARY = _os.path.join(_HERE, "lib", "libtriton_jit_ops.so.0")
+AOT = _os.path.join(_HERE, "bin", "triton_jit_aot")
+
+_torch.ops.load_library(LIBRARY)
+ops = _torch.ops.triton_jit
+
+
+def warmup(dtype):
+    """Compiles the variants the library's operators launch most for dtype, for the current
+    target (TRITON_JIT_TARGET, or the GPU). Returns their descriptions."""
+    return list(ops.warmup(dtype))
+
+
+def cache_dir():
+    """The persistent cache of compiled variants ('' when disabled)."""
+    return ops.cache_dir()
+
+
+def set_cache_dir(directory):
+    """Where compiled variants persist; '' disables the disk cache."""
+    ops.set_cache_dir(str(directory))
+
+
+def set_offline(offline=True):
+    """Offline: serve only the cache and bundles, never compile."""
+    ops.set_offline(bool(offline))
+
+
+def offline():
+    return ops.offline()
+
+
+def enable_aten(names):
+    """Routes the named ATen ops (e.g. ["aten::mm"]) on CUDA tensors to ours; see aten_stand_ins()."""
+    ops.enable_aten(list(names))
+
+
+def disable_aten():
+    ops.disable_aten()
+
+
+def aten_stand_ins():
+    return list(ops.aten_stand_ins())

@@ -1,0 +1,77 @@
+"""pip builds the wheel (scikit-build-core, pyproject.toml) against the pinned torch. Installed
+into a fresh virtual environment (which sees torch and triton through a .pth file, not this
+repository), `import triton_jit` loads the operators into torch.ops.triton_jit, its settings
+work, it compiles ahead for a target without a GPU, and `python -m triton_jit.aot` compiles a
+manifest."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.skipif(os.environ.get("TRITON_JIT_SKIP_PACKAGING") == "1",
+                                reason="the wheel build runs in CI (gpu_check.sh skips packaging)")
+
+
+def run(*args, env=None, cwd=None):
+    result = subprocess.run(list(map(str, args)), capture_output=True, text=True, env=env or os.environ, cwd=cwd)
+    assert result.returncode == 0, f"{' '.join(map(str, args))}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    return result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
+    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", out / "dist", ROOT, env=env)
+    wheels = glob.glob(str(out / "dist" / "triton_jit-*.whl"))
+    assert len(wheels) == 1, wheels
+    env_dir = out / "venv"
+    run(getattr(sys, "_base_executable", sys.executable), "-m", "venv", "--without-pip", env_dir)
+    python = env_dir / "bin" / "python"
+    run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "-q", wheels[0])
+    site = run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").strip()
+    # torch and triton from this environment, without installing them again
+    with open(os.path.join(site, "shared_dependencies.pth"), "w") as pth:
+        pth.write(sysconfig.get_paths()["purelib"] + "\n")
+    return python
+
+
+def test_import_loads_the_operators_from_the_installed_wheel(venv, tmp_path):
+    out = run(venv, "-c", f"""
+import torch, triton_jit
+print("from", triton_jit.__file__, triton_jit.__version__)
+y = torch.ops.triton_jit.mm(torch.empty(8, 16, device="meta", dtype=torch.half), torch.empty(16, 4, device="meta", dtype=torch.half))
+print("mm on meta:", list(y.shape), y.dtype)
+print("stand-ins:", len(triton_jit.aten_stand_ins()))
+triton_jit.set_cache_dir({str(tmp_path / 'cache')!r})
+print("cache:", triton_jit.cache_dir())
+triton_jit.set_offline(True); print("offline:", triton_jit.offline()); triton_jit.set_offline(False)
+""", env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), cwd=tmp_path)
+    assert f"from {venv.parent.parent}" in out and "0.1.0" in out
+    assert "mm on meta: [8, 4] torch.float16" in out
+    assert "stand-ins: 42" in out and f"cache: {tmp_path / 'cache'}" in out and "offline: True" in out
+
+
+def test_warmup_compiles_ahead_without_a_gpu(venv, tmp_path):
+    out = run(venv, "-c", "import torch, triton_jit; print('\\n'.join(triton_jit.warmup(torch.float16)))",
+              env=dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_JIT_TARGET="cuda:90",
+                       TRITON_JIT_CACHE_DIR=str(tmp_path / "cache")), cwd=tmp_path)
+    lines = [line for line in out.splitlines() if " for cuda:90" in line]
+    assert len(lines) >= 5 and any("*fp16" in line for line in lines), out
+
+
+def test_python_m_triton_jit_aot_compiles_a_manifest(venv, tmp_path):
+    assert "triton_jit_aot 0.1.0" in run(venv, "-m", "triton_jit.aot", "--version", cwd=tmp_path)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"target": "cuda:90", "kernels": [{
+        "kernel": os.path.join(ROOT, "tests", "consumer", "scale.py"), "function": "scale",
+        "signatures": [["*fp32:16", "*fp32:16", "fp32", "i32:16", 256]]}]}))
+    out = run(venv, "-m", "triton_jit.aot", manifest, "-o", tmp_path / "bundle",
+              env=dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache")), cwd=tmp_path)
+    assert "1 variants of 1 kernels written" in out
