@@ -2,12 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail {
+
+int cubin_sm(std::string_view image) noexcept {
+  if (image.size() < 64) return -1;
+  uint32_t flags = 0;
+  std::memcpy(&flags, image.data() + 48, sizeof(flags));  // e_flags, little-endian like the host
+  // EI_ABIVERSION 8 (CUDA 12.8 on, sm_100 and newer) moved the SM number up a byte.
+  const auto abi_version = static_cast<unsigned char>(image[8]);
+  return static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+}
 namespace {
 
 using nlohmann::json;
@@ -78,6 +88,11 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   if (binary.size() < 64 || std::memcmp(binary.data(), "\x7f" "ELF", 4) != 0 || binary[4] != 2 ||
       static_cast<unsigned char>(binary[18]) != 190 || binary[19] != 0) {
     malformed(kernel, "the binary is not a CUDA ELF image");
+  }
+  // The architecture the image holds code for, from its header, must be the one asked for: the
+  // metadata is the compiler's word, the header is what the driver will load.
+  if (const int sm = cubin_sm(binary); sm != target.arch) {
+    malformed(kernel, fmt::format("the cubin holds code for sm_{}, asked for sm_{}", sm, target.arch));
   }
   return m;
 }

@@ -58,4 +58,11 @@ inline int kernel_param_count(std::string_view image, std::string_view kernel) {
   return count;
 }
 
+// The SM number the image holds code for: e_flags' low byte, or the byte above it from
+// EI_ABIVERSION 8 on (CUDA 12.8's layout, used for sm_100 and newer).
+inline int sm(std::string_view image) {
+  const auto& eh = header(image);
+  return static_cast<int>(eh.e_ident[EI_ABIVERSION] >= 8 ? (eh.e_flags >> 8) & 0xff : eh.e_flags & 0xff);
+}
+
 }  // namespace cubin

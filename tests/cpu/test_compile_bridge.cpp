@@ -97,6 +97,27 @@ TEST(StaticSignature, UnwrapsAutotuneAndHeuristics) {
   expect_cubin(v);
 }
 
+// Every NVIDIA target compiles without a GPU, and the cubin's header names its architecture.
+class Targets : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Targets, CompileForTheirArchitectureWithoutAGpu) {
+  const std::string target = std::string("cuda:") + GetParam();
+  setenv("TRITON_JIT_TARGET", target.c_str(), 1);
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  LaunchConfig c;
+  c.num_warps = 4;
+  auto v = f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 256);
+  setenv("TRITON_JIT_TARGET", "cuda:90", 1);
+  EXPECT_EQ(v.target, target);
+  ASSERT_TRUE(cubin::is_elf64(v.cubin));
+  EXPECT_EQ(cubin::header(v.cubin).e_machine, cubin::kMachineCuda);
+  // The library checked the same header when it accepted the compile (check_compiled).
+  EXPECT_EQ(cubin::sm(v.cubin), std::atoi(GetParam())) << target;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, Targets, ::testing::Values("80", "86", "89", "90", "90a", "100", "100a", "120"),
+                         [](const auto& info) { return std::string("sm_") + info.param; });
+
 TEST(StaticSignature, PackageModuleSpecAndRelativeImports) {
   triton_jit::add_kernel_search_path(kKernels);
   auto& by_module = TritonJITFunction::get_instance("pkg.scale:scale_kernel", "");
