@@ -61,3 +61,16 @@ def test_the_right_python_compiles_and_progress_suits_a_log(tmp_path):
     # Not a terminal: a line as each variant starts (a long compile shows what runs) and ends, no \r.
     assert "[1/1] compiling scale kernels[0].signatures[0]\n" in result.stderr
     assert "[1/1] scale (x_ptr: *fp32:16" in result.stderr and "\r" not in result.stderr
+
+
+def test_a_triton_older_than_the_minimum_is_refused_in_one_sentence(tmp_path):
+    python = make_venv(tmp_path / "old")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    os.makedirs(os.path.join(site, "triton"))
+    with open(os.path.join(site, "triton", "__init__.py"), "w") as init:
+        init.write('__version__ = "3.2.0"\n')
+    result = compile_with(tmp_path, python)
+    assert result.returncode == 1, result.stderr
+    assert "the installed Triton 3.2.0" in result.stderr and "older than 3.3, the oldest triton_jit supports" in result.stderr
+    assert "TRITON_JIT_PYTHON" in result.stderr

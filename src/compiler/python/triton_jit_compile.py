@@ -28,6 +28,7 @@ import dataclasses
 import inspect
 import json
 import os
+import re
 import time
 
 from triton_jit_sources import Dependencies, KernelLookupError, load_kernel, triton_dir  # noqa: F401
@@ -274,6 +275,22 @@ def _make_source(fn, signature, constexprs, attrs):
         return ASTSource(fn, signature, constants=constexprs, attrs=attrs)
     raise RuntimeError("the installed Triton's ASTSource takes neither 'constexprs' nor 'constants' "
                        "(triton_jit supports Triton 3.3 and newer)")
+
+
+MINIMUM_TRITON = (3, 3)
+
+
+def unsupported_triton():
+    """One sentence when the installed Triton is older than the oldest supported, else ''."""
+    import triton
+    version = getattr(triton, "__version__", "0")
+    found = re.match(r"(\d+)\.(\d+)", version)
+    if found is None or tuple(int(v) for v in found.groups()) < MINIMUM_TRITON:
+        return (f"the installed Triton {version} (in {os.path.dirname(os.path.dirname(triton.__file__ or ''))}) is "
+                f"older than {MINIMUM_TRITON[0]}.{MINIMUM_TRITON[1]}, the oldest triton_jit supports: install "
+                f"triton>={MINIMUM_TRITON[0]}.{MINIMUM_TRITON[1]} there, or set TRITON_JIT_PYTHON to a Python that "
+                "has it")
+    return ""
 
 
 def _options(backend, requested, fn):
