@@ -8,10 +8,12 @@ dependency walk share the snapshots, so they stay in one module (a little over 4
 
 import ast
 import builtins
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import inspect
 import linecache
 import os
 import sys
@@ -173,18 +175,50 @@ class _Kernel:
         self.sources = Dependencies(self).sources()
 
 
+class _DeferredBenchmarker:
+    """Stands in for the active driver while a module loads: Triton 3.3's @triton.autotune asks
+    the driver for its benchmarker when it decorates, and without a GPU there is no driver (later
+    Tritons ask at the first tuning). The benchmarker it gets finds the real driver when called."""
+
+    @staticmethod
+    def get_benchmarker():
+        def bench(*args, **kwargs):
+            from triton.runtime.driver import driver
+            return driver.default.get_benchmarker()(*args, **kwargs)
+        return bench
+
+
+@contextlib.contextmanager
+def _decorators_need_no_driver():
+    from triton.runtime import autotuner
+    from triton.runtime.driver import driver
+    try:
+        asks_at_decoration = "get_benchmarker" in inspect.getsource(autotuner.Autotuner.__init__)
+    except (OSError, TypeError):
+        asks_at_decoration = False
+    if not asks_at_decoration or driver.active is not driver.default:
+        yield
+        return
+    driver.set_active(_DeferredBenchmarker())
+    try:
+        yield
+    finally:
+        driver.reset_active()
+
+
 def load_kernel(file, module, function, search_path):
     key = (file or module, function)
     with _LOCK:
         kernel = _KERNELS.get(key)
         if kernel is not None:
             return kernel
-        if file:
-            mod = _import_file(file)
-            where = f"'{file}'"
-        else:
-            mod = _import_module(module, search_path)
-            where = f"module '{module}'"
+        with _decorators_need_no_driver():
+            if file:
+                mod = _import_file(file)
+                where = f"'{file}'"
+            else:
+                mod = _import_module(module, search_path)
+                where = f"module '{module}'"
         if not function:
             raise KernelLookupError(f"no function name given for {where}")
         if not hasattr(mod, function):
