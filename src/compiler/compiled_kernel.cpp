@@ -73,6 +73,7 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   m.global_scratch_align = int_field(kernel, j, "global_scratch_align", 1, 1, 1 << 16);
   m.profile_scratch_size = int_field(kernel, j, "profile_scratch_size", 0, 0, kMax);
   m.profile_scratch_align = int_field(kernel, j, "profile_scratch_align", 1, 1, 1 << 16);
+  m.scratch_params = int_field(kernel, j, "scratch_params", 2, 0, 2);
   m.launch_pdl = bool_field(kernel, j, "launch_pdl");
   m.launch_cooperative_grid = bool_field(kernel, j, "launch_cooperative_grid");
   m.arch = text_field(kernel, j, "arch", true);

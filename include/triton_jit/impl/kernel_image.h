@@ -18,6 +18,7 @@ struct KernelMetadata {
   int global_scratch_align = 1;
   int profile_scratch_size = 0;
   int profile_scratch_align = 1;
+  int scratch_params = 2;  // scratch pointers after the kernel's own parameters (Triton 3.5 on: global, profile)
   bool launch_pdl = false;
   bool launch_cooperative_grid = false;
   std::string arch;  // "90", "90a"

@@ -293,6 +293,10 @@ def unsupported_triton():
     return ""
 
 
+# The options the C++ side always sends, at the values that mean "not asked for".
+_OPTION_DEFAULTS = {"enable_fp_fusion": True, "launch_pdl": False, "launch_cooperative_grid": False, "num_ctas": 1}
+
+
 def _options(backend, requested, fn):
     import triton
     knobs = getattr(triton, "knobs", None)
@@ -303,7 +307,12 @@ def _options(backend, requested, fn):
         if value is None:
             continue
         if key not in known:
-            raise ValueError(f"compile option '{key}' is not supported by the installed Triton {triton.__version__}")
+            # An option this Triton predates is left out at its default (what the Triton that
+            # has it would do); asked for, it is an error rather than silently ignored.
+            if key in _OPTION_DEFAULTS and value == _OPTION_DEFAULTS[key]:
+                continue
+            raise ValueError(f"compile option '{key}' (set to {value!r}) is not supported by the installed Triton "
+                             f"{triton.__version__}; it needs a newer Triton")
         options[key] = value
     runtime_debug = bool(getattr(getattr(knobs, "runtime", None), "debug", False))
     if "debug" in known:
@@ -345,6 +354,10 @@ def compile(file, module, function, search_path, request_json):
             value = {"backend": value.backend, "arch": value.arch, "warp_size": value.warp_size} \
                 if hasattr(value, "backend") else value
         out[field] = value
+    # The scratch pointers the compiled kernel takes after its own parameters: global scratch
+    # since 3.2, profile scratch since 3.5; the metadata of each version has the fields of those
+    # it declares, as its own launcher reads them.
+    out["scratch_params"] = int("global_scratch_size" in metadata) + int("profile_scratch_size" in metadata)
     out["triton_version"] = triton.__version__
     out["triton_dir"] = triton_dir()
     out["arch"] = str(target.arch)
