@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The Triton-facing tests against every supported Triton release: one small virtual environment
+# per release under .matrix/ (Triton, pytest and numpy; torch and the rest are shared from the
+# project's .venv through a .pth file, not installed again), then for each the parity and
+# compile-script tests (pytest), the persistent-cache tests and the C++ compile tests
+# (test_compile_bridge, every target), run with that environment's Python as the one that
+# compiles. Prints a version x result table; exits non-zero when a row is not green.
+#   bash scripts/test_matrix.sh [version ...]     (default: every supported release)
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${TRITON_JIT_BUILD_DIR:-$root/build}
+matrix=${TRITON_JIT_MATRIX_DIR:-$root/.matrix}
+versions=("$@")
+[ ${#versions[@]} -eq 0 ] && versions=(3.3.1 3.4.0 3.5.1 3.6.0 3.7.1 3.8.0 3.9.0)
+python=$(bash "$root/scripts/build.sh" | tail -n 1) ||
+  { echo "build failed"; exit 1; }
+base=$("$python" -c "import sys; print(getattr(sys, '_base_executable', sys.executable))")
+shared=$("$python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+pins=$(grep -E '^(pytest|numpy)==' "$root/requirements.txt" | cut -d' ' -f1)
+
+rows=()
+status=0
+for version in "${versions[@]}"; do
+  env_dir="$matrix/triton-$version"
+  if [ ! -x "$env_dir/bin/python" ] || ! "$env_dir/bin/python" -c "import triton" 2>/dev/null; then
+    rm -rf "$env_dir"
+    "$base" -m venv --without-pip "$env_dir" &&
+      "$python" -m pip --python "$env_dir/bin/python" install -q "triton==$version" $pins >&2 ||
+      { rows+=("| $version | environment could not be made | | |"); status=1; continue; }
+    site=$("$env_dir/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+    echo "$shared" > "$site/triton_jit_shared.pth"  # after the environment's own site-packages
+  fi
+  env_python="$env_dir/bin/python"
+  log="$matrix/triton-$version.log"
+  pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$build" "$env_python" -m pytest -q \
+    -p no:cacheprovider tests/python/test_parity.py tests/python/test_compile_script.py \
+    tests/python/test_persistent_cache.py 2>&1 | tee "$log" | tail -n 1)
+  cache=$(mktemp -d)
+  cpp_line=$(TRITON_JIT_PYTHON="$env_python" TRITON_JIT_CACHE_DIR="$cache" "$build/bin/test_compile_bridge" \
+    --gtest_filter=-Fork.* 2>&1 | tee -a "$log" | grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?' | tr '\n' ' ')
+  rm -rf "$cache"
+  ok=green
+  if ! grep -qE '^[0-9]+ passed' <<< "$pytest_line" || grep -qE 'failed|error' <<< "$pytest_line" ||
+     grep -q FAILED <<< "$cpp_line" || [ -z "$cpp_line" ]; then
+    ok=RED
+    status=1
+  fi
+  rows+=("| $version | $pytest_line | $cpp_line | $ok |")
+done
+echo "| Triton | parity, compile script, persistent cache (pytest) | C++ compile tests, 8 targets | |"
+echo "|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo "(logs: $matrix/triton-<version>.log)"
+exit $status
