@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the C++ suites (GoogleTest), the CPU suites again under
 # AddressSanitizer+UndefinedBehaviorSanitizer and ThreadSanitizer, the fuzz targets for a fixed
-# time, and the Python suites (pytest). GPU tests run when a GPU is present and are reported as
+# time, the Python suites (pytest), and the Triton-facing tests against the oldest and newest
+# supported Triton (scripts/test_matrix.sh). GPU tests run when a GPU is present and are reported as
 # skipped otherwise. Prints each stage's time; ends with one line: 'N passed, N failed, N skipped'.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -91,6 +92,14 @@ fi
 
 stage "pytest"
 TRITON_JIT_BUILD_DIR="$build" "$python" -m pytest -q -rs "$root/tests/python" --junitxml="$results/pytest.xml" 2>&1 | tail -n 25
+
+# The pinned Triton ran above; the Triton-facing tests again with the oldest release that passes
+# them all and the newest (scripts/test_matrix.sh runs every release).
+matrix_versions=(${TRITON_JIT_MATRIX_VERSIONS:-3.4.0 3.9.0})
+stage "Triton matrix (${matrix_versions[*]})"
+TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_MATRIX_RESULTS="$results" bash "$root/scripts/test_matrix.sh" \
+  "${matrix_versions[@]}" 2>&1 | tail -n $((${#matrix_versions[@]} + 3))
+for v in "${matrix_versions[@]}"; do expected+=("matrix_${v}_pytest" "matrix_${v}_cpp"); done
 stage ""
 echo "-- total: $((SECONDS - started)) s"
 "$python" "$root/scripts/summarize_tests.py" "$results" "${expected[@]}" pytest

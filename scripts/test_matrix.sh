@@ -5,6 +5,8 @@
 # compile-script tests (pytest), the persistent-cache tests and the C++ compile tests
 # (test_compile_bridge, every target), run with that environment's Python as the one that
 # compiles. Prints a version x result table; exits non-zero when a row is not green.
+# TRITON_JIT_MATRIX_RESULTS=<dir> also writes each row's results there (JUnit XML, GoogleTest
+# JSON), as scripts/test.sh collects them.
 #   bash scripts/test_matrix.sh [version ...]     (default: every supported release)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,12 +34,13 @@ for version in "${versions[@]}"; do
   fi
   env_python="$env_dir/bin/python"
   log="$matrix/triton-$version.log"
+  results=${TRITON_JIT_MATRIX_RESULTS:-}
   pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$build" "$env_python" -m pytest -q \
-    -p no:cacheprovider tests/python/test_parity.py tests/python/test_compile_script.py \
+    -p no:cacheprovider ${results:+--junitxml=$results/matrix_${version}_pytest.xml} tests/python/test_parity.py tests/python/test_compile_script.py \
     tests/python/test_persistent_cache.py 2>&1 | tee "$log" | tail -n 1)
   cache=$(mktemp -d)
   cpp_line=$(TRITON_JIT_PYTHON="$env_python" TRITON_JIT_CACHE_DIR="$cache" "$build/bin/test_compile_bridge" \
-    --gtest_filter=-Fork.* 2>&1 | tee -a "$log" | grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?' | tr '\n' ' ')
+    --gtest_filter=-Fork.* ${results:+--gtest_output=json:$results/matrix_${version}_cpp.json} 2>&1 | tee -a "$log" | grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?' | tr '\n' ' ')
   rm -rf "$cache"
   ok=green
   if ! grep -qE '^[0-9]+ passed' <<< "$pytest_line" || grep -qE 'failed|error' <<< "$pytest_line" ||
