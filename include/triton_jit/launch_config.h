@@ -8,7 +8,8 @@
 //   add(cfg, x, y, out, n);
 //
 // Fields that are compile options (num_warps, num_stages, num_ctas, maxnreg, enable_fp_fusion,
-// launch_pdl, launch_cooperative_grid) select the variant; the others only affect the launch.
+// launch_pdl, launch_cooperative_grid, compile_options) select the variant; the others only
+// affect the launch.
 // For a kernel with @triton.autotune, the chosen config's num_warps, num_stages, num_ctas and
 // maxnreg replace the config's.
 #pragma once
@@ -26,7 +27,8 @@ namespace triton_jit {
 
 using Stream = CUstream_st*;
 
-class LaunchMeta;  // a call's final arguments, by name (triton_jit_function.h)
+class LaunchMeta;      // a call's final arguments, by name (triton_jit_function.h)
+class CompileOptions;  // options of the installed Triton by name (compile_options.h)
 
 // Computes a call's grid from its final arguments: for kernels whose decorators choose block
 // sizes (@triton.autotune, @triton.heuristics), as Triton's `grid = lambda META: ...` does.
@@ -49,6 +51,9 @@ struct LaunchConfig {
   bool enable_fp_fusion = true;
   bool launch_pdl = false;               // programmatic dependent launch
   bool launch_cooperative_grid = false;  // cooperative launch (grid-wide sync)
+  // Other compile options of the installed Triton, by name; part of the variant. Not owned: it
+  // must outlive the calls that use it.
+  const CompileOptions* compile_options = nullptr;
   int shared_memory = -1;  // dynamic shared memory bytes; -1: what the compiled kernel needs
   // The device to launch on; -1: the device of the tensor arguments, or with none the calling
   // thread's current device. Its context must be current (or be the device's primary context).

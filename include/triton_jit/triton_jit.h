@@ -8,6 +8,7 @@
 #pragma once
 
 #include "triton_jit/arguments.h"
+#include "triton_jit/compile_options.h"
 #include "triton_jit/config.h"
 #include "triton_jit/device_buffer.h"
 #include "triton_jit/errors.h"

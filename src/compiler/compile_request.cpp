@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <variant>
 #include <nlohmann/json.hpp>
 
 #include "common/target.h"
+#include "triton_jit/compile_options.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail {
@@ -195,10 +197,18 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
                   {"launch_pdl", o.launch_pdl},
                   {"launch_cooperative_grid", o.launch_cooperative_grid}};
   if (o.maxnreg > 0) options["maxnreg"] = o.maxnreg;
+  // The caller's options of the installed Triton, validated there (names and types).
+  json extra = json::object();
+  if (o.extra != nullptr) {
+    for (const auto& [name, value] : o.extra->items()) {
+      std::visit([&extra, &name](const auto& v) { extra[name] = v; }, value);
+    }
+  }
   json request = {{"signature", signature},
                   {"constexprs", constexprs},
                   {"attrs", attrs},
                   {"options", options},
+                  {"extra_options", extra},
                   {"target", target_name(Target{o.arch, o.arch_specific})}};
   return request.dump();
 }

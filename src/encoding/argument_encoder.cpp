@@ -229,7 +229,7 @@ void put_header(const ResolvedOptions& o, VariantKey& key) {
                  (static_cast<uint64_t>(o.num_warps) << 24) | (static_cast<uint64_t>(o.num_stages) << 32) |
                  (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
                  (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);
-  key.words[1] = static_cast<uint64_t>(o.maxnreg);
+  key.words[1] = static_cast<uint64_t>(o.maxnreg) | (o.extra_digest << 8);
 }
 
 // One value of a non-constexpr parameter (or an element of a tuple passed to one): its kernel

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "encoding/kernel_signature.h"
+#include "triton_jit/launch_config.h"
 #include "encoding/variant_key.h"
 #include "triton_jit/errors.h"
 
@@ -22,6 +23,8 @@ struct ResolvedOptions {
   bool enable_fp_fusion = true;
   bool launch_pdl = false;
   bool launch_cooperative_grid = false;
+  const CompileOptions* extra = nullptr;  // LaunchConfig::compile_options
+  uint64_t extra_digest = 0;              // its digest (56 bits), 0 without
 };
 
 // Everything one call needs, on the caller's stack. Two trailing parameter cells are left

@@ -2,6 +2,8 @@
 // runs once per variant or per function is in variant_builder.cpp.
 #include "triton_jit/triton_jit_function.h"
 
+#include "triton_jit/compile_options.h"
+
 #include <fmt/format.h>
 
 #include <condition_variable>
@@ -100,6 +102,10 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& c, Target t
   o.enable_fp_fusion = c.enable_fp_fusion;
   o.launch_pdl = c.launch_pdl;
   o.launch_cooperative_grid = c.launch_cooperative_grid;
+  if (c.compile_options != nullptr && !c.compile_options->empty()) {
+    o.extra = c.compile_options;
+    o.extra_digest = c.compile_options->digest();
+  }
   if (c.num_warps < 0 || o.num_warps > 32 || (o.num_warps & (o.num_warps - 1)) != 0) [[unlikely]] {
     throw_option(sig.name, fmt::format("num_warps must be a power of two from 1 to 32, got {}", c.num_warps));
   }

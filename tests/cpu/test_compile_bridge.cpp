@@ -97,6 +97,47 @@ TEST(StaticSignature, UnwrapsAutotuneAndHeuristics) {
   expect_cubin(v);
 }
 
+// Options of the installed Triton by name: part of the variant (equal options in another object
+// find it again), checked by that Triton when the variant compiles.
+TEST(CompileOptions, SelectTheVariantAndAreCheckedByTheInstalledTriton) {
+  auto& f = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
+  LaunchConfig c = sm90();
+  auto plain = f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 512);
+  const auto compiles = f.stats().compiles;
+  const auto no_ftz = triton_jit::CompileOptions().set("enable_reflect_ftz", false).set("ptx_version", 85);
+  c.compile_options = &no_ftz;
+  auto v = f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 512);
+  EXPECT_EQ(f.stats().compiles, compiles + 1);
+  EXPECT_EQ(v.signature, plain.signature);
+  const auto same = triton_jit::CompileOptions().set("ptx_version", 85).set("enable_reflect_ftz", false);
+  EXPECT_EQ(same.digest(), no_ftz.digest());
+  EXPECT_EQ(same.text(), "enable_reflect_ftz=False, ptx_version=85");
+  c.compile_options = &same;
+  EXPECT_EQ(f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 512).cubin, v.cubin);
+  EXPECT_EQ(f.stats().compiles, compiles + 1);
+  const auto empty = triton_jit::CompileOptions();
+  c.compile_options = &empty;  // no options: the plain variant
+  EXPECT_EQ(f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 512).cubin, plain.cubin);
+  EXPECT_EQ(f.stats().compiles, compiles + 1);
+
+  const auto unknown = triton_jit::CompileOptions().set("no_such_option", 1);
+  c.compile_options = &unknown;
+  try {
+    f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 512);
+    ADD_FAILURE() << "an option the installed Triton does not have compiled";
+  } catch (const triton_jit::CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("compile option 'no_such_option' (compile_options) is not an option of the "
+                                         "installed Triton 3."),
+              std::string::npos)
+        << e.what();
+  }
+  const auto wrong_type = triton_jit::CompileOptions().set("enable_reflect_ftz", "no");
+  c.compile_options = &wrong_type;
+  EXPECT_THROW(f.warmup(c, aligned_f32(), aligned_f32(), aligned_f32(), 4096, 512), triton_jit::CompileError);
+  EXPECT_THROW(triton_jit::CompileOptions().set("num_warps", 8), triton_jit::ValueError);
+  EXPECT_THROW(triton_jit::CompileOptions().set("not a name", 8), triton_jit::ValueError);
+}
+
 // Every NVIDIA target compiles without a GPU, and the cubin's header names its architecture.
 class Targets : public ::testing::TestWithParam<const char*> {};
 

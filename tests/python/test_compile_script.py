@@ -31,3 +31,38 @@ def test_compiles_for_an_explicit_target_without_importing_torch(tmp_path):
                          capture_output=True, text=True, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result == {"torch_imported": False, "elf": True, "name": "pointwise", "params": 5, "sources": True}
+
+
+EXTRA = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import triton_jit_compile as c
+kernel = sys.argv[2] + "/parity_kernels.py"
+request = {"signature": ["*fp32", "*fp32", "*fp32", "i32", "constexpr"], "constexprs": {"4": {"int": 256}},
+           "attrs": {"0": [], "1": [], "2": [], "3": []}, "options": {"num_warps": 4, "num_stages": 3},
+           "target": "cuda:90", "extra_options": json.loads(sys.argv[3])}
+try:
+    _, metadata, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
+    print(json.dumps({"ptx_version": json.loads(metadata).get("ptx_version")}))
+except ValueError as e:
+    print(json.dumps({"error": str(e)}))
+"""
+
+
+def compile_with_extra(tmp_path, extra):
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", EXTRA, os.path.join(ROOT, "src", "compiler", "python"), KERNELS,
+                          json.dumps(extra)], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_compile_options_by_name_reach_triton_and_are_checked_against_its_fields(tmp_path):
+    # LaunchConfig::compile_options arrive as "extra_options": ptx_version is one Triton reports back.
+    assert compile_with_extra(tmp_path, {"ptx_version": 85}) == {"ptx_version": 85}
+    import triton
+    error = compile_with_extra(tmp_path, {"no_such_option": 1})["error"]
+    assert error.startswith(f"compile option 'no_such_option' (compile_options) is not an option of the installed "
+                            f"Triton {triton.__version__}; it has: ") and "ptx_version" in error
+    assert compile_with_extra(tmp_path, {"enable_reflect_ftz": 3})["error"] == (
+        f"compile option 'enable_reflect_ftz' of Triton {triton.__version__} takes a bool, got int 3")
+    assert "takes an int, got str '85'" in compile_with_extra(tmp_path, {"ptx_version": "85"})["error"]

@@ -323,6 +323,44 @@ def _options(backend, requested, fn):
     return options
 
 
+def _expected_type(annotation):
+    """The Python type a CUDAOptions field takes, from its annotation ('Optional[int]' is int);
+    None for types a C++ caller cannot give (tuples, dicts)."""
+    if isinstance(annotation, type):
+        return annotation if annotation in (bool, int, float, str) else None
+    args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
+    text = str(annotation)
+    if len(args) == 1 and args[0] in (bool, int, float, str) and ("Optional" in text or "Union" in text or "|" in text):
+        return args[0]
+    return None
+
+
+def _extra_options(backend, requested):
+    """LaunchConfig::compile_options: options of the installed Triton by name, checked against its
+    option fields (name and type)."""
+    import triton
+    fields = {f.name: f for f in dataclasses.fields(type(backend.parse_options({})))}
+    out = {}
+    for key, value in requested.items():
+        field = fields.get(key)
+        if field is None:
+            raise ValueError(f"compile option '{key}' (compile_options) is not an option of the installed Triton "
+                             f"{triton.__version__}; it has: {', '.join(sorted(fields))}")
+        want = _expected_type(field.type)
+        if want is None:
+            raise ValueError(f"compile option '{key}' of Triton {triton.__version__} takes {field.type}, which "
+                             "compile_options cannot give (bool, integer, float or string)")
+        ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+        if want is float and isinstance(value, int) and not isinstance(value, bool):
+            value, ok = float(value), True
+        if not ok:
+            article = "an" if want.__name__[0] in "aeiou" else "a"
+            raise ValueError(f"compile option '{key}' of Triton {triton.__version__} takes {article} {want.__name__}, "
+                             f"got {type(value).__name__} {value!r}")
+        out[key] = value
+    return out
+
+
 _METADATA_FIELDS = ("name", "num_warps", "num_ctas", "shared", "tmem_size", "global_scratch_size",
                     "global_scratch_align", "profile_scratch_size", "profile_scratch_align", "launch_pdl",
                     "launch_cooperative_grid", "ptx_version", "cluster_dims", "target")
@@ -341,6 +379,7 @@ def compile(file, module, function, search_path, request_json):
     target = _target(request["target"])
     backend = make_backend(target)
     options = _options(backend, request["options"], fn)
+    options.update(_extra_options(backend, request.get("extra_options", {})))
     source = _make_source(fn, signature, constexprs, attrs)
     loaded = time.perf_counter()
     compiled = triton.compile(source, target=target, options=options)

@@ -1,0 +1,58 @@
+// triton_jit/compile_options.h: compile options of the installed Triton that LaunchConfig has no
+// field for (newer Tritons add them: clc, min_shared_mem, ptx_options, ...), by name.
+//
+//   static const triton_jit::CompileOptions fast_math =
+//       triton_jit::CompileOptions().set("enable_reflect_ftz", false).set("ptx_options", "--use_fast_math");
+//   triton_jit::LaunchConfig cfg;
+//   cfg.compile_options = &fast_math;  // must outlive the calls that use it
+//
+// The options are part of the variant: two calls with different options use different variants,
+// and equal options (in any object) the same one. The installed Triton validates them when a
+// variant compiles: an option it does not have, or a value of the wrong type, is a CompileError
+// naming the option and the Triton version. Building one allocates; launching with one does not
+// (its digest is computed by set()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "triton_jit/export.h"
+
+namespace triton_jit {
+
+class TRITON_JIT_API CompileOptions {
+ public:
+  using Value = std::variant<bool, int64_t, double, std::string>;
+
+  // Sets (or replaces) one option. Throws ValueError for a name that is not a Python identifier
+  // or that LaunchConfig has a field for (num_warps, num_stages, num_ctas, maxnreg,
+  // enable_fp_fusion, launch_pdl, launch_cooperative_grid): those are set there.
+  // One overload per C++ type, so that `false` stays a bool and `3` an integer.
+  CompileOptions& set(std::string_view name, bool value) { return put(name, Value(value)); }
+  CompileOptions& set(std::string_view name, int value) { return put(name, Value(int64_t{value})); }
+  CompileOptions& set(std::string_view name, long value) { return put(name, Value(int64_t{value})); }
+  CompileOptions& set(std::string_view name, long long value) { return put(name, Value(int64_t{value})); }
+  CompileOptions& set(std::string_view name, double value) { return put(name, Value(value)); }
+  CompileOptions& set(std::string_view name, const char* value) { return put(name, Value(std::string(value))); }
+  CompileOptions& set(std::string_view name, std::string value) { return put(name, Value(std::move(value))); }
+
+  // Sorted by name.
+  const std::vector<std::pair<std::string, Value>>& items() const noexcept { return items_; }
+  bool empty() const noexcept { return items_.empty(); }
+  // Identifies the options in a variant key; 0 when there are none.
+  uint64_t digest() const noexcept { return digest_; }
+  // "ptx_options='--use_fast_math', enable_reflect_ftz=False", as Python would write them.
+  std::string text() const;
+
+ private:
+  CompileOptions& put(std::string_view name, Value value);
+
+  std::vector<std::pair<std::string, Value>> items_;
+  uint64_t digest_ = 0;
+};
+
+}  // namespace triton_jit

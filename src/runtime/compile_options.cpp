@@ -1,0 +1,64 @@
+#include "triton_jit/compile_options.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "common/hash.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit {
+namespace {
+
+constexpr std::array<std::string_view, 7> kLaunchConfigFields = {
+    "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl", "launch_cooperative_grid"};
+
+bool is_identifier(std::string_view name) {
+  if (name.empty() || name.size() > 64 || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::string python_text(const CompileOptions::Value& value) {
+  struct Visitor {
+    std::string operator()(bool v) const { return v ? "True" : "False"; }
+    std::string operator()(int64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const { return fmt::format("{}", v); }
+    std::string operator()(const std::string& v) const { return fmt::format("'{}'", v); }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+}  // namespace
+
+CompileOptions& CompileOptions::put(std::string_view name, Value value) {
+  if (!is_identifier(name)) {
+    throw ValueError(fmt::format("CompileOptions::set: '{}' is not an option name (a Python identifier of at most "
+                                 "64 characters)", name.substr(0, 100)));
+  }
+  if (std::find(kLaunchConfigFields.begin(), kLaunchConfigFields.end(), name) != kLaunchConfigFields.end()) {
+    throw ValueError(fmt::format("CompileOptions::set: '{}' is a field of LaunchConfig; set it there", name));
+  }
+  auto it = std::lower_bound(items_.begin(), items_.end(), name,
+                             [](const auto& item, std::string_view n) { return item.first < n; });
+  if (it != items_.end() && it->first == name) {
+    it->second = std::move(value);
+  } else {
+    items_.emplace(it, std::string(name), std::move(value));
+  }
+  // The key keeps 56 bits of it beside maxnreg; never 0, which means "no options".
+  std::string canonical;
+  for (const auto& [n, v] : items_) canonical += fmt::format("{}={}:{};", n, v.index(), python_text(v));
+  digest_ = (detail::digest(canonical).low & 0x00ff'ffff'ffff'ffffULL) | 1;
+  return *this;
+}
+
+std::string CompileOptions::text() const {
+  std::string out;
+  for (const auto& [name, value] : items_) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", name, python_text(value));
+  return out;
+}
+
+}  // namespace triton_jit
