@@ -13,6 +13,7 @@ using nlohmann::json;
 
 struct Parser {
   const std::string& file;
+  std::vector<std::unique_ptr<CompileOptions>>* owned = nullptr;  // where compile_options live
 
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     throw ManifestError(fmt::format("{}: {}: {}", file, where, what));
@@ -60,10 +61,41 @@ struct Parser {
     return it->get<bool>();
   }
 
+  // Options of the installed Triton by name; the compile checks names and types against it.
+  const CompileOptions* compile_options(const json& j, const std::string& where) const {
+    const std::string at = where + ".compile_options";
+    if (!j.is_object()) fail(at, "must be an object of option names and values");
+    auto made = std::make_unique<CompileOptions>();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string& name = it.key();
+      try {
+        if (it->is_boolean()) {
+          made->set(name, it->get<bool>());
+        } else if (it->is_number_integer() && !it->is_number_unsigned()) {
+          made->set(name, static_cast<long long>(it->get<int64_t>()));
+        } else if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+          made->set(name, static_cast<long long>(it->get<uint64_t>()));
+        } else if (it->is_number_float()) {
+          made->set(name, it->get<double>());
+        } else if (it->is_string()) {
+          made->set(name, it->get<std::string>());
+        } else {
+          fail(at, fmt::format("'{}' must be a boolean, an integer (64-bit), a number or a string",
+                               name.substr(0, 100)));
+        }
+      } catch (const ValueError& e) {
+        fail(at, e.what());
+      }
+    }
+    if (made->empty()) return nullptr;
+    owned->push_back(std::move(made));
+    return owned->back().get();
+  }
+
   LaunchConfig options(const json& j, const std::string& where) const {
     if (!j.is_object()) fail(where, "must be an object");
     only_keys(j, where, {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
-                         "launch_cooperative_grid"});
+                         "launch_cooperative_grid", "compile_options"});
     LaunchConfig c;
     c.num_warps = integer(j, where, "num_warps", 0, [](int64_t v) { return v >= 1 && v <= 32 && (v & (v - 1)) == 0; },
                           "1, 2, 4, 8, 16 or 32");
@@ -75,6 +107,7 @@ struct Parser {
     c.enable_fp_fusion = boolean(j, where, "enable_fp_fusion", true);
     c.launch_pdl = boolean(j, where, "launch_pdl", false);
     c.launch_cooperative_grid = boolean(j, where, "launch_cooperative_grid", false);
+    if (auto extra = j.find("compile_options"); extra != j.end()) c.compile_options = compile_options(*extra, where);
     return c;
   }
 
@@ -253,12 +286,12 @@ struct Parser {
 }  // namespace
 
 Manifest parse_manifest(std::string_view text, const std::string& file) {
-  Parser p{file};
+  Manifest m;
+  Parser p{file, &m.compile_options};
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) p.fail("manifest", "not valid JSON");
   if (!root.is_object()) p.fail("manifest", "must be a JSON object with 'kernels'");
   p.only_keys(root, "manifest", {"target", "kernels"});
-  Manifest m;
   const std::string target = p.text(root, "manifest", "target", false);
   if (!target.empty()) {
     try {

@@ -11,7 +11,8 @@
 // "function" (required for files), "options" (optional) and "signatures" (required, each a
 // list with one entry per argument the C++ call would pass).
 // Options: num_warps (1, 2, 4, 8, 16, 32), num_stages (1 to 64), num_ctas (1, 2, 4, 8, 16),
-// maxnreg (0 or 16 to 255), enable_fp_fusion, launch_pdl, launch_cooperative_grid (booleans).
+// maxnreg (0 or 16 to 255), enable_fp_fusion, launch_pdl, launch_cooperative_grid (booleans),
+// compile_options (other options of the installed Triton by name: CompileOptions).
 // An argument is a Triton type: "*fp16" a pointer ("*k..." to const; ":16" when 16-byte
 // aligned), "i32", "i64", "u64" (":16" when divisible by 16), "fp32", "u1"; or a value for a
 // constexpr or to specialise on: a number, true/false, null, or a string that is not a type
@@ -32,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -81,6 +83,8 @@ struct Kernel {
 struct Manifest {
   Target target;
   std::vector<Kernel> kernels;
+  // What the kernels' and tunings' LaunchConfig::compile_options point to.
+  std::vector<std::unique_ptr<CompileOptions>> compile_options;
 };
 
 // Parses and validates; throws ManifestError "<file>: <where>: <what>".
