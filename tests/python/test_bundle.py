@@ -183,13 +183,13 @@ def test_compile_options_of_a_manifest_make_variants_of_their_own_and_are_checke
             "signatures": [["*fp32:16", "*fp32:16", "*fp32:16", "i32:16", 256]]}]}
     plain = aot(tmp_path, manifest(None), out="plain")
     assert plain.returncode == 0, plain.stderr
-    with_options = aot(tmp_path, manifest({"ptx_version": 85, "enable_reflect_ftz": False}), out="options")
+    with_options = aot(tmp_path, manifest({"ptx_version": 84, "sanitize_overflow": False}), out="options")
     assert with_options.returncode == 0, with_options.stderr
     [a] = cache_entries.files(tmp_path / "plain", ".variant")
     [b] = cache_entries.files(tmp_path / "options", ".variant")
     assert os.path.basename(a) != os.path.basename(b)  # another variant key
-    wrong = aot(tmp_path, manifest({"enable_reflect_ftz": "no"}), out="wrong")
-    assert wrong.returncode == 1 and "compile option 'enable_reflect_ftz' of Triton" in wrong.stderr
+    wrong = aot(tmp_path, manifest({"sanitize_overflow": "no"}), out="wrong")
+    assert wrong.returncode == 1 and "compile option 'sanitize_overflow' of Triton" in wrong.stderr
     reserved = aot(tmp_path, manifest({"num_warps": 8}), out="reserved")
     assert reserved.returncode == 1
     assert "kernels[0].options.compile_options: CompileOptions::set: 'num_warps' is a field of LaunchConfig" in \

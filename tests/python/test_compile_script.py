@@ -58,11 +58,11 @@ def compile_with_extra(tmp_path, extra):
 
 def test_compile_options_by_name_reach_triton_and_are_checked_against_its_fields(tmp_path):
     # LaunchConfig::compile_options arrive as "extra_options": ptx_version is one Triton reports back.
-    assert compile_with_extra(tmp_path, {"ptx_version": 85}) == {"ptx_version": 85}
+    assert compile_with_extra(tmp_path, {"ptx_version": 84}) == {"ptx_version": 84}
     import triton
     error = compile_with_extra(tmp_path, {"no_such_option": 1})["error"]
     assert error.startswith(f"compile option 'no_such_option' (compile_options) is not an option of the installed "
                             f"Triton {triton.__version__}; it has: ") and "ptx_version" in error
-    assert compile_with_extra(tmp_path, {"enable_reflect_ftz": 3})["error"] == (
-        f"compile option 'enable_reflect_ftz' of Triton {triton.__version__} takes a bool, got int 3")
+    assert compile_with_extra(tmp_path, {"sanitize_overflow": 3})["error"] == (
+        f"compile option 'sanitize_overflow' of Triton {triton.__version__} takes a bool, got int 3")
     assert "takes an int, got str '85'" in compile_with_extra(tmp_path, {"ptx_version": "85"})["error"]

@@ -230,7 +230,7 @@ def test_unsupported_dtype_is_rejected_like_triton():
 def test_string_for_runtime_parameter_is_rejected_like_triton():
     describe_json = reference.describe(KERNEL_FILE, "row_sum")
     t = torch.zeros(4)
-    with pytest.raises(TypeError):
+    with pytest.raises((TypeError, AttributeError)):  # Triton 3.3 fails on the string's missing dtype
         triton_reference("row_sum", [t, t, "x", 4, 128])
     with pytest.raises(TypeError, match="row_sum: argument 2 'row_stride' got a string"):
         triton_jit_parity.encode(describe_json, [("tensor", ("float32", t.data_ptr()))] * 2 +

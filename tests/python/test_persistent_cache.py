@@ -68,6 +68,14 @@ def test_warm_process_loads_without_python(tmp_path, kernel):
     assert stat.S_IMODE(os.stat(cache).st_mode) == 0o700
 
 
+def _triton_version():
+    import triton
+    return tuple(int(v) for v in triton.__version__.split(".")[:2])
+
+
+# The demo launches the operator library, whose kernels use language features of Triton 3.4
+# (constexpr dtype methods); the test matrix runs this file against Triton 3.3 as well.
+@pytest.mark.skipif(_triton_version() < (3, 4), reason="the operator library's kernels need Triton 3.4 or newer")
 def test_demo_runs_offline_from_a_warm_cache_and_fails_clearly_from_an_empty_one(tmp_path):
     env = dict(os.environ, TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"), TRITON_JIT_TARGET="cuda:90",
                CUDA_VISIBLE_DEVICES="")

@@ -71,6 +71,33 @@ def _tuplify(value):
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
 
 
+def _bool_name():
+    """What the installed Triton calls a bool argument's type: u1 from Triton 3.4 on, i1 before.
+    Read from its type table (mangle_type would import torch)."""
+    import importlib
+    for module in ("triton._utils", "triton.runtime.jit"):
+        try:
+            return importlib.import_module(module).type_canonicalisation_dict.get("bool", "u1")
+        except (ImportError, AttributeError):
+            continue
+    return "u1"
+
+
+def _in_tritons_names(fn, signature):
+    """The request names a bool u1 on every Triton (the C++ side's one name); a Triton that calls
+    a bool value or a pointer to bools i1 gets its own name, as its runtime would pass it. A
+    parameter annotated bool stays u1, which is what such a Triton makes of the annotation."""
+    if _bool_name() == "u1":
+        return signature
+    renamed = {"u1": "i1", "*u1": "*i1", "*ku1": "*ki1"}
+
+    def rename(t):
+        return tuple(rename(v) for v in t) if isinstance(t, tuple) else renamed.get(t, t)
+
+    annotated = {p.name for p in fn.params if getattr(p, "annotation_type", "")}
+    return {name: t if name in annotated else rename(t) for name, t in signature.items()}
+
+
 def _path(text):
     """A constexpr's or attribute's path, "1,0" -> (1, 0): parameter, then tuple indices."""
     return tuple(int(part) for part in text.split(","))
@@ -373,7 +400,7 @@ def compile(file, module, function, search_path, request_json):
     request = json.loads(request_json)
     kernel = load_kernel(file, module, function, list(search_path))
     fn = kernel.fn
-    signature = dict(zip(fn.arg_names, (_tuplify(t) for t in request["signature"])))
+    signature = _in_tritons_names(fn, dict(zip(fn.arg_names, (_tuplify(t) for t in request["signature"]))))
     constexprs = {_path(i): _untag_value(v) for i, v in request["constexprs"].items()}
     attrs = {_path(i): [list(a) for a in v] for i, v in request["attrs"].items()}
     target = _target(request["target"])
