@@ -16,7 +16,7 @@ at::Tensor gated(const char* op, const at::Tensor& x, const char* act) {
   c10::SymDimVector shape(x.sym_sizes().begin(), x.sym_sizes().end());
   shape.back() = width / 2;
   at::Tensor out = at::empty_symint(shape, x.options());
-  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type(), out);
+  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type());
   if (out.is_meta() || out.numel() == 0) return out;
   TORCH_CHECK(x.is_cuda(), op, ": expected a CUDA tensor, got ", x.device());
   static const TritonJITFunction& k = kernel("gated.py", "gated_kernel");
@@ -56,7 +56,7 @@ at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at
                 ": positions must be int32 or int64, got ", c10::toString(positions->scalar_type()));
   }
   at::Tensor out = at::empty_symint(x.sym_sizes(), x.options());
-  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type(), out);
+  check_dtype_supported(at::isFloatingType(x.scalar_type()), op, x.scalar_type());
   if (out.is_meta() || out.numel() == 0) return out;
   TORCH_CHECK(x.is_cuda() && cos.device() == x.device() && sin.device() == x.device() &&
                   (!has_positions || positions->device() == x.device()),

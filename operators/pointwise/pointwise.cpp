@@ -95,6 +95,13 @@ void run_unary(const char* op, const at::Tensor& x, const at::Tensor& out) {
   w.finish();
 }
 
+// ATen divides by a CPU scalar with rounding as x times its reciprocal: the same here.
+std::string_view scalar_form(std::string_view op) {
+  if (op == "div_trunc") return "div_trunc_scalar";
+  if (op == "div_floor") return "div_floor_scalar";
+  return op;
+}
+
 void run_binary_scalar(const char* op, const at::Tensor& x, const c10::Scalar& y, const at::Tensor& out,
                        const c10::Scalar& alpha) {
   if (out.numel() == 0) return;
@@ -107,7 +114,7 @@ void run_binary_scalar(const char* op, const at::Tensor& x, const c10::Scalar& y
   s.add(w.out);
   add_walk(s, w.view, 1);
   add_scalar(s, alpha, out.scalar_type());
-  s.add_all(std::string_view(op), w.view.contiguous, w.view.index64, b.size);
+  s.add_all(scalar_form(op), w.view.contiguous, w.view.index64, b.size);
   torch::DeviceGuard guard(out);
   s.launch(k, launch_config(out, static_cast<unsigned>(cdiv(w.view.numel, b.size)), 1, 1, b.warps));
   w.finish();
@@ -142,7 +149,8 @@ bool is_one(const c10::Scalar& alpha) {
 
 // ---- the ops, for both dispatch keys -----------------------------------------------------------
 
-// A dtype the kernel has no code for, reported as ATen reports it (only when there is work).
+// A dtype the kernel has no code for, reported as ATen reports it: ATen's pointwise kernels
+// dispatch on the dtype before they look at the size, so empty inputs get the error too.
 struct Support {
   bool supported = true;
   const char* kernel = "";
@@ -151,7 +159,7 @@ struct Support {
 at::Tensor binary(const char* name, const char* op, const at::Tensor& self, const at::Tensor& other,
                   at::ScalarType dtype, const c10::Scalar& alpha = 1, Support support = {}) {
   at::Tensor out = empty_pointwise({&self, &other}, dtype);
-  check_dtype_supported(support.supported, support.kernel, dtype, out);
+  check_dtype_supported(support.supported, support.kernel, dtype);
   if (is_meta(out)) return out;
   check_devices(name, out, {&self, &other});
   run_binary(op, self, other, out, alpha);
@@ -161,7 +169,7 @@ at::Tensor binary(const char* name, const char* op, const at::Tensor& self, cons
 at::Tensor binary(const char* name, const char* op, const at::Tensor& self, const c10::Scalar& other,
                   at::ScalarType dtype, const c10::Scalar& alpha = 1, Support support = {}) {
   at::Tensor out = empty_pointwise({&self}, dtype);
-  check_dtype_supported(support.supported, support.kernel, dtype, out);
+  check_dtype_supported(support.supported, support.kernel, dtype);
   if (is_meta(out)) return out;
   check_devices(name, out, {&self});
   run_binary_scalar(op, self, other, out, alpha);
@@ -171,7 +179,7 @@ at::Tensor binary(const char* name, const char* op, const at::Tensor& self, cons
 at::Tensor unary(const char* name, const char* op, const at::Tensor& self, at::ScalarType dtype,
                  Support support = {}) {
   at::Tensor out = empty_pointwise({&self}, dtype);
-  check_dtype_supported(support.supported, support.kernel, self.scalar_type(), out);
+  check_dtype_supported(support.supported, support.kernel, self.scalar_type());
   if (is_meta(out)) return out;
   check_devices(name, out, {&self});
   run_unary(op, self, out);

@@ -44,9 +44,11 @@ def _store(out_ptr, offsets, r, mask):
 @triton.jit
 def _floor_divide(x, y, IS_FLOAT: tl.constexpr):
     if IS_FLOAT:
-        # ATen's div_floor_floating: exact for representable quotients, -0.0 kept.
+        # ATen's div_floor_floating: exact for representable quotients, -0.0 kept. Triton's `/` is
+        # div.full.f32 (2 ulp), which can put an exact quotient such as 6/3 just below 2: the
+        # rounded division keeps it.
         mod = libdevice.fmod(x, y)
-        div = (x - mod) / y
+        div = libdevice.div_rn(x - mod, y)
         div = tl.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1.0, div)
         floored = libdevice.floor(div)
         floored = tl.where(div - floored > 0.5, floored + 1.0, floored)
@@ -67,7 +69,23 @@ def _remainder(x, y, IS_FLOAT: tl.constexpr):
 
 
 @triton.jit
-def _binary(x, y, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr):
+def _divide_by_reciprocal(x, y, OP: tl.constexpr):
+    """ATen's rounding division by a CPU scalar: x times the scalar's reciprocal (it can lose a bit
+    against a division, and ATen's results carry that loss)."""
+    inverse = libdevice.div_rn(tl.full(x.shape, 1.0, x.dtype), y.to(x.dtype))
+    if OP == "div_trunc_scalar":
+        return libdevice.trunc(x * inverse)
+    mod = libdevice.fmod(x, y)
+    div = (x - mod) * inverse
+    div = tl.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1.0, div)
+    floored = libdevice.floor(div)
+    floored = tl.where(div - floored > 0.5, floored + 1.0, floored)
+    floored = tl.where(div != 0, floored, libdevice.copysign(tl.zeros_like(div), x * inverse))
+    return tl.where(y == 0, x / y, floored)
+
+
+@triton.jit
+def _binary(x, y, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, OUT: tl.constexpr):
     if OP == "add":
         return x + y * alpha
     elif OP == "add1":
@@ -82,9 +100,19 @@ def _binary(x, y, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr):
         return x / y
     elif OP == "div_trunc":
         if IS_FLOAT:
-            return libdevice.trunc(x / y)
+            q = libdevice.div_rn(x, y)
+            if OUT == tl.float16 or OUT == tl.bfloat16:
+                q = q.to(OUT).to(x.dtype)  # ATen divides in the tensor's dtype, then truncates
+            return libdevice.trunc(q)
         else:
             return x // y
+    elif OP == "div_trunc_scalar" or OP == "div_floor_scalar":
+        if IS_FLOAT:
+            return _divide_by_reciprocal(x, y, OP)
+        elif OP == "div_trunc_scalar":
+            return x // y
+        else:
+            return _floor_divide(x, y, IS_FLOAT)
     elif OP == "div_floor":
         return _floor_divide(x, y, IS_FLOAT)
     elif OP == "remainder":
@@ -158,7 +186,7 @@ def binary_kernel(x_ptr, y_ptr, out_ptr, n, size1, size2, size3, xs0, xs1, xs2, 
         tl.float32 if OUT == tl.bfloat16 else (tl.int32 if OUT == tl.int1 else OUT))
     x = tl.load(x_ptr + _strided(i, size1, size2, size3, xs0, xs1, xs2, xs3, CONTIG), mask=mask).to(COMPUTE)
     y = tl.load(y_ptr + _strided(i, size1, size2, size3, ys0, ys1, ys2, ys3, CONTIG), mask=mask).to(COMPUTE)
-    _store(out_ptr, i, _binary(x, y, alpha, OP, COMPUTE.is_floating()), mask)
+    _store(out_ptr, i, _binary(x, y, alpha, OP, COMPUTE.is_floating(), OUT), mask)
 
 
 @triton.jit(do_not_specialize=_STRIDES[:7])
@@ -171,7 +199,7 @@ def binary_scalar_kernel(x_ptr, y, out_ptr, n, size1, size2, size3, xs0, xs1, xs
     COMPUTE: tl.constexpr = tl.float32 if OUT == tl.float16 else (
         tl.float32 if OUT == tl.bfloat16 else (tl.int32 if OUT == tl.int1 else OUT))
     x = tl.load(x_ptr + _strided(i, size1, size2, size3, xs0, xs1, xs2, xs3, CONTIG), mask=mask).to(COMPUTE)
-    _store(out_ptr, i, _binary(x, y.to(COMPUTE), alpha, OP, COMPUTE.is_floating()), mask)
+    _store(out_ptr, i, _binary(x, y.to(COMPUTE), alpha, OP, COMPUTE.is_floating(), OUT), mask)
 
 
 @triton.jit(do_not_specialize=_STRIDES)

@@ -179,7 +179,8 @@ std::tuple<at::Tensor, at::Tensor> min(const at::Tensor& self, int64_t dim, bool
 }
 
 at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  const bool supported = self.scalar_type() != at::kBool && !at::isComplexType(self.scalar_type());
+  TORCH_CHECK(self.scalar_type() != at::kBool, "argmax(): does not support bool input");
+  const bool supported = !at::isComplexType(self.scalar_type());
   if (dim.has_value()) {
     const int64_t wrapped = at::maybe_wrap_dim(*dim, self.dim());
     TORCH_CHECK_INDEX(self.dim() == 0 || self.sym_size(wrapped) != 0, "argmax(): Expected reduction dim ", *dim,
@@ -212,7 +213,8 @@ at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_d
   at::Tensor out = at::empty_symint(self.sym_sizes(), self.options().dtype(out_dtype));
   check_dtype_supported(supported, op, self.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
-  const at::Tensor x = self.contiguous();
+  // An integer input with a float dtype is converted first, as ATen's softmax(dtype=) does.
+  const at::Tensor x = (at::isFloatingType(self.scalar_type()) ? self : self.to(out_dtype)).contiguous();
   int64_t m = 1, n = 1, k = 1;
   for (int64_t d = 0; d < self.dim(); ++d) (d < wrapped ? m : d == wrapped ? n : k) *= self.size(d);
   const bool index64 = self.numel() > kMaxInt32;

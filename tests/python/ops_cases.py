@@ -1,6 +1,8 @@
 """The operator library's test cases, one table for the Meta tests (CPU, meta tensors) and the GPU
 tests: each op with the ATen op (or a composition of ATen ops) it must match, and inputs of the
 kinds that break kernels: empty, one element, odd sizes, non-contiguous and broadcast inputs."""
+import math
+
 import torch
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)
@@ -33,7 +35,8 @@ def make(shape, dtype, device, low=-3, high=3, positive=False, nonzero=False):
         if nonzero:
             t = torch.where(t.abs() < 0.25, torch.full_like(t, 0.5), t)
         return t.to(dtype)
-    t = torch.randint(low, high + 1, shape, device=device, dtype=torch.int64)
+    # Integers take the range's whole numbers (at least -1..1 for a fractional range).
+    t = torch.randint(min(math.floor(low), -1), max(math.ceil(high), 1) + 1, shape, device=device, dtype=torch.int64)
     if positive:
         t = t.abs() + 1
     if nonzero:
