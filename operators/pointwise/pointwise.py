@@ -45,10 +45,10 @@ def _store(out_ptr, offsets, r, mask):
 def _floor_divide(x, y, IS_FLOAT: tl.constexpr):
     if IS_FLOAT:
         # ATen's div_floor_floating: exact for representable quotients, -0.0 kept. Triton's `/` is
-        # div.full.f32 (2 ulp), which can put an exact quotient such as 6/3 just below 2: the
-        # rounded division keeps it.
+        # div.full.f32 (2 ulp); a quotient just below a whole number is put right by the
+        # rounding step below, as in ATen.
         mod = libdevice.fmod(x, y)
-        div = libdevice.div_rn(x - mod, y)
+        div = (x - mod) / y
         div = tl.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1.0, div)
         floored = libdevice.floor(div)
         floored = tl.where(div - floored > 0.5, floored + 1.0, floored)
@@ -100,7 +100,7 @@ def _binary(x, y, alpha, OP: tl.constexpr, IS_FLOAT: tl.constexpr, OUT: tl.const
         return x / y
     elif OP == "div_trunc":
         if IS_FLOAT:
-            q = libdevice.div_rn(x, y)
+            q = libdevice.div_rn(x, y)  # div.full.f32 (2 ulp) could put 6/3 just below 2
             if OUT == tl.float16 or OUT == tl.bfloat16:
                 q = q.to(OUT).to(x.dtype)  # ATen divides in the tensor's dtype, then truncates
             return libdevice.trunc(q)

@@ -200,8 +200,18 @@ def test_cuda_matches_aten(case, kind, dtype):
     if case.check is not None:
         case.check(result, expected, args)
         return
-    for r, e in zip(tensors(result), tensors(expected)):
-        torch.testing.assert_close(r, e, equal_nan=True, **ops_cases.isclose_tolerance(case, dtype))
+    for position, (r, e) in enumerate(zip(tensors(result), tensors(expected))):
+        try:
+            torch.testing.assert_close(r, e, equal_nan=True, **ops_cases.isclose_tolerance(case, dtype))
+        except AssertionError:
+            if not (case.reorders_sums and r.is_floating_point()):
+                raise
+            exact = tensors(case.reference(*to_float64(args), **kwargs))[position].to(r.dtype)
+            torch.testing.assert_close(r, exact, equal_nan=True)
+
+
+def to_float64(args):
+    return [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
 
 
 @requires_gpu
@@ -255,7 +265,7 @@ def test_aten_stand_ins_route_aten_calls_to_ours_until_disabled():
     def kernels():
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
             torch.mm(a, b)
-            torch.add(a, 1.0)
+            torch.ops.aten.add.Scalar(a, 1.0)  # torch.add(a, 1.0) is add.Tensor with a wrapped number
             torch.cuda.synchronize()
         return {e.name for e in prof.events()}
 
