@@ -45,14 +45,14 @@ stage "C++ suites"
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge
-       test_launch_path test_decorated test_gpu_launch test_gpu_decorated test_ops_stand_in)
+       test_launch_path test_decorated test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production)
 for t in "${tests[@]}"; do
   timeout 900 "$build/bin/$t" --gtest_output="json:$results/$t.json" > "$out/$t.txt" 2>&1
   grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul ' "$out/$t.txt"
 done
 stage "pytest (GPU-facing)"
-TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rs "$root/tests/python/test_torch_ops.py" \
-  "$root/tests/python/test_gil.py" "$root/tests/python/test_symbols.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
+TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rsP "$root/tests/python/test_torch_ops.py" \
+  "$root/tests/python/test_gil.py" "$root/tests/python/test_symbols.py" "$root/tests/python/test_distributed.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
 "$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
 fi
 
@@ -126,5 +126,8 @@ if want memcheck && command -v compute-sanitizer > /dev/null; then
   timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 "$build/bin/test_ops_stand_in" \
     > "$out/memcheck-ops.txt" 2>&1
   echo "memcheck test_ops_stand_in: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-ops.txt") errors)"
+  timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 "$build/bin/test_gpu_production" \
+    --gtest_filter=Production.*:-*Tuning* > "$out/memcheck-production.txt" 2>&1
+  echo "memcheck test_gpu_production: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-production.txt") errors)"
 fi
 stage "done"

@@ -153,6 +153,13 @@ void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int dev
 std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device, const VariantKey& key,
                                    const std::string& device_name) {
   const AutotuneSpec& a = *f.sig.autotune;
+  if (ActiveBackend::capturing(device, call.config.stream)) {
+    throw Error(fmt::format(
+        "{}: tuning key ({}) is not tuned yet, and the launch stream is capturing a CUDA graph, where configs "
+        "cannot be timed; tune it before the capture: warmup() with the same arguments, or a bundle that holds "
+        "the key",
+        f.sig.name, tuning_key_text(f.sig, call)));
+  }
   const auto started = Clock::now();
   const std::size_t after = autotune_step(f.sig) + 1;
   std::vector<std::unique_ptr<Trial>> trials;

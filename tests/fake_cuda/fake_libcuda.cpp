@@ -161,6 +161,13 @@ CUresult fake_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction, void** param
   return CUDA_SUCCESS;
 }
 
+CUresult fake_cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
+  *status = CU_STREAM_CAPTURE_STATUS_NONE;  // the stand-in driver never captures
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode*) { return CUDA_SUCCESS; }
+
 struct Entry {
   const char* name;
   void* fn;
@@ -177,7 +184,8 @@ const Entry kEntries[] = {
     FAKE_ENTRY(cuEventRecord), FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuEventElapsedTime),
     FAKE_ENTRY(cuEventDestroy), FAKE_ENTRY(cuStreamSynchronize), FAKE_ENTRY(cuMemAlloc), FAKE_ENTRY(cuMemFree),
     FAKE_ENTRY(cuMemsetD8Async), FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemcpyDtoDAsync),
-    FAKE_ENTRY(cuMemcpyHtoD), FAKE_ENTRY(cuMemcpyDtoH)};
+    FAKE_ENTRY(cuMemcpyHtoD), FAKE_ENTRY(cuMemcpyDtoH), FAKE_ENTRY(cuStreamIsCapturing),
+    FAKE_ENTRY(cuThreadExchangeStreamCaptureMode)};
 
 std::atomic<bool> g_record{true};
 std::atomic<int> g_params_to_record{0};

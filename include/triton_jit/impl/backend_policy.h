@@ -43,6 +43,8 @@ concept BackendPolicy = requires(const KernelImage& image, int device, const typ
   { B::copy(static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}, config.stream) }
       -> std::same_as<void>;
   { B::synchronize(device, config.stream) } -> std::same_as<void>;
+  // Whether the stream is capturing a CUDA graph (tuning, which times and waits, cannot run then).
+  { B::capturing(device, config.stream) } -> std::same_as<bool>;
   { B::upload(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}) }
       -> std::same_as<void>;
   { B::download(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}) }

@@ -86,6 +86,24 @@ class ContextScope {
   bool pushed_ = false;
 };
 
+// Loading a module is an "unsafe" call for a stream capture in the global or thread-local mode:
+// made while this thread's work is being captured into a CUDA graph, it would invalidate the
+// capture. In the relaxed mode the load runs; it queues no work on any stream, so the graph
+// being captured is not changed by it.
+class RelaxedCaptureMode {
+ public:
+  explicit RelaxedCaptureMode(const Driver& d) : d_(d) {
+    d_.cuThreadExchangeStreamCaptureMode(&mode_);
+  }
+  ~RelaxedCaptureMode() { d_.cuThreadExchangeStreamCaptureMode(&mode_); }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  const Driver& d_;
+  CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+};
+
 [[noreturn]] __attribute__((noinline, cold)) void throw_no_allocator(const CudaBackend::Kernel& k, uint64_t bytes,
                                                                      const char* what) {
   throw Error(fmt::format(
@@ -160,6 +178,7 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   k->device = device;
   k->context = context_for(d, device);
   ContextScope scope(d, device);
+  RelaxedCaptureMode relaxed(d);
 
   TRITON_JIT_CU_CHECK(d.cuModuleLoadData(&k->module, image.binary.data()));
   // Unloaded again if any check below fails; kept once the kernel is returned.
@@ -332,6 +351,14 @@ void CudaBackend::copy(void* destination, const void* source, std::size_t bytes,
   TRITON_JIT_CU_CHECK(d.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(destination),
                                           reinterpret_cast<CUdeviceptr>(source), bytes,
                                           reinterpret_cast<CUstream>(stream)));
+}
+
+bool CudaBackend::capturing(int device, Stream stream) {
+  const Driver& d = require_driver();
+  ContextScope scope(d, device);
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  TRITON_JIT_CU_CHECK(d.cuStreamIsCapturing(reinterpret_cast<CUstream>(stream), &status));
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 void CudaBackend::synchronize(int device, Stream stream) {

@@ -37,6 +37,8 @@ class CudaBackend {
   static void* allocate(int device, std::size_t bytes);
   static void release(int device, void* ptr) noexcept;
   static void fill_zero(void* ptr, std::size_t bytes, Stream stream);
+  // Whether `stream` is capturing work into a CUDA graph (where nothing may be timed or waited for).
+  static bool capturing(int device, Stream stream);
   // Waits for the work queued on `stream` (nullptr: the legacy default stream).
   static void synchronize(int device, Stream stream);
   // Synchronous copies between host and device memory.

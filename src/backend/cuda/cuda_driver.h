@@ -44,7 +44,9 @@ struct Driver {
   X(cuMemsetD32Async)                \
   X(cuMemcpyDtoDAsync)              \
   X(cuMemcpyHtoD)                   \
-  X(cuMemcpyDtoH)
+  X(cuMemcpyDtoH)                   \
+  X(cuStreamIsCapturing)            \
+  X(cuThreadExchangeStreamCaptureMode)
 
 #define TRITON_JIT_DECLARE(name) decltype(&::name) name = nullptr;
   TRITON_JIT_CUDA_FUNCTIONS(TRITON_JIT_DECLARE)
