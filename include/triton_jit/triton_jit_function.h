@@ -162,6 +162,26 @@ class TRITON_JIT_API TritonJITFunction {
     return args.nested() ? warmup_nested(config, args.data(), args.size()) : warmup(config, args.data(), args.size());
   }
 
+  // Everything a call with these arguments does except the launch, on the device the launch
+  // would use: heuristics, tuning of a new autotune key (the configs run on config.stream, with
+  // reset_to_zero and restore_value honoured), compiling and loading the variant. After it, the
+  // same call makes no CUDA call but the launch: what a CUDA graph capture needs. Needs a GPU.
+  template <class... Args>
+    requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...))
+  VariantInfo prepare(const LaunchConfig& config, const Args&... args) const {
+    if constexpr ((is_tuple_like_v<Args> || ...)) {
+      ArgSlot slots[(slot_count_v<Args> + ... + 0)];
+      ArgSlot* out = slots;
+      ((out = write_slots(out, args)), ...);
+      return prepare_nested(config, slots, out - slots);
+    } else {
+      const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
+      return prepare(config, slots, sizeof...(Args));
+    }
+  }
+  VariantInfo prepare(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const;
+  VariantInfo prepare_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const;
+
   const std::string& name() const noexcept;
   const std::string& source_file() const noexcept;
   std::vector<ParamInfo> params() const;

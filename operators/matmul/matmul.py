@@ -23,18 +23,23 @@ def _prune(configs, named_args, **kwargs):
     """Tiles no larger than the problem (rounded up to 16), and for float64 and IEEE float32 (no
     tensor-core path of that size) the smaller tiles only."""
     m, n, k = named_args["M"], named_args["N"], named_args["K"]
-    wide = named_args["a_ptr"].element_size() >= 4 and named_args.get("PRECISION", "ieee") == "ieee"
+    element = named_args["a_ptr"].element_size()
+    wide = element >= 4 and named_args.get("PRECISION", "ieee") == "ieee"
+
+    def staged_bytes(c):  # the pipeline's A and B tiles in shared memory
+        bm, bn, bk = c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"]
+        return c.num_stages * (bm * bk + bk * bn) * element
 
     def fits(c):
         bm, bn, bk = c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"]
         if bm > max(16, triton.next_power_of_2(m)) or bn > max(64, triton.next_power_of_2(n)):
             return False
-        if bk > max(32, triton.next_power_of_2(k)):
+        if bk > max(32, triton.next_power_of_2(k)) or staged_bytes(c) > 200 * 1024:
             return False
         return not wide or (bm * bn <= 128 * 128 and bk <= 32)
 
     kept = [c for c in configs if fits(c)]
-    return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"])]
+    return kept or [min(configs, key=staged_bytes)]
 
 
 @triton.autotune(configs=_configs(), key=["M", "N", "K"], prune_configs_by={"early_config_prune": _prune})

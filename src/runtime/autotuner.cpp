@@ -156,8 +156,8 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
   if (ActiveBackend::capturing(device, call.config.stream)) {
     throw Error(fmt::format(
         "{}: tuning key ({}) is not tuned yet, and the launch stream is capturing a CUDA graph, where configs "
-        "cannot be timed; tune it before the capture: warmup() with the same arguments, or a bundle that holds "
-        "the key",
+        "cannot be timed; tune it before the capture: prepare() (or one launch) with the same arguments, or a "
+        "bundle that holds the key",
         f.sig.name, tuning_key_text(f.sig, call)));
   }
   const auto started = Clock::now();

@@ -355,6 +355,62 @@ VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot*
   return *first;
 }
 
+namespace {
+
+// A call's variant found or built, and loaded on `device`, without the launch.
+template <bool Nested>
+VariantInfo prepare_bound(TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
+                          std::size_t num_args, int device) {
+  const ResolvedOptions options = f.resolve(config, device_target(f.sig.name, device));
+  auto call = std::make_unique<EncodedCall>();
+  if constexpr (Nested) {
+    detail::encode_call_nested(f.sig, options, args, num_args, device, *call);
+  } else {
+    detail::encode_call(f.sig, options, args, num_args, device, *call);
+  }
+  const Variant* v = f.cache.find(call->key);
+  if (v == nullptr) v = detail::find_or_build_variant(f, options, call->key, detail::CallArgs{args, num_args, Nested});
+  if (v->loaded[device].load(std::memory_order_acquire) == nullptr) detail::load_on_device(f, *v, device);
+  return info_of(*v);
+}
+
+int prepare_device(const TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
+                   std::size_t num_args) {
+  if (!ActiveBackend::available()) {
+    throw Error(fmt::format("{}: prepare() loads the kernel on a GPU, and this machine has no usable one; "
+                            "warmup() compiles without one",
+                            f.sig.name));
+  }
+  const int device = launch_device(config, args, num_args);
+  if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
+  return device;
+}
+
+}  // namespace
+
+VariantInfo TritonJITFunction::prepare(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
+  Impl& f = *impl_;
+  const int device = prepare_device(f, config, args, num_args);
+  if (!f.sig.decorated()) return prepare_bound<false>(f, config, args, num_args, device);
+  auto call = std::make_unique<detail::PreparedCall>();
+  call->config = config;
+  if (detail::bind_decorated(f.sig, args, num_args, *call) == detail::Binding::kDecorated) {
+    detail::run_decorators(f, *call, 0, device);
+  }
+  return prepare_bound<false>(f, call->config, call->slots, f.sig.params.size(), device);
+}
+
+VariantInfo TritonJITFunction::prepare_nested(const LaunchConfig& config, const ArgSlot* slots,
+                                              std::size_t num_slots) const {
+  Impl& f = *impl_;
+  if (f.sig.decorated()) {
+    throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
+                                "supported",
+                                f.sig.name));
+  }
+  return prepare_bound<true>(f, config, slots, num_slots, prepare_device(f, config, slots, num_slots));
+}
+
 VariantInfo TritonJITFunction::warmup_nested(const LaunchConfig& config, const ArgSlot* slots,
                                              std::size_t num_slots) const {
   Impl& f = *impl_;

@@ -262,3 +262,25 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
+
+TEST(Decorated, PrepareTunesCompilesAndLoadsWithoutTheCallsLaunch) {
+  // What a CUDA graph capture needs beforehand: after prepare(), the call itself is a launch only.
+  FastBlock fast("128");  // config 1
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  const int64_t n = 3 * 4096 + 128;  // a key no other test tunes
+  const auto tunings = f.stats().tunings;
+  const triton_jit::VariantInfo info = f.prepare(grid_by_block(), x, out, n, 2.0f);
+  EXPECT_EQ(f.stats().tunings, tunings + 1);
+  auto choice = f.autotune_choice(LaunchConfig{}, x, out, n, 2.0f);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->config, 1);
+  EXPECT_NE(info.signature.find("fp32"), std::string::npos) << info.signature;
+  const auto launches = hook<uint64_t()>("fake_cuda_launch_count")();
+  const auto compiles = f.stats().compiles;
+  f(grid_by_block(), x, out, n, 2.0f);
+  EXPECT_EQ(hook<uint64_t()>("fake_cuda_launch_count")() - launches, 1u) << "the call after prepare() only launches";
+  EXPECT_EQ(f.stats().compiles, compiles);
+  EXPECT_EQ(f.stats().tunings, tunings + 1);
+}

@@ -130,7 +130,7 @@ TEST_F(Production, AtenCudaGraphReplaysCapturedLaunches) {
   at::Tensor out = at::zeros_like(x);
   c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool();
   const LaunchConfig c = config_for(x.numel(), 1024, stream);
-  scale_add().warmup(c, x, y, out, 2.0, x.numel(), 1024);  // compiled and loaded ahead of the capture
+  scale_add().prepare(c, x, y, out, 2.0, x.numel(), 1024);  // compiled and loaded ahead of the capture
   at::cuda::CUDAGraph graph;
   {
     c10::cuda::CUDAStreamGuard guard(stream);
@@ -153,7 +153,7 @@ TEST_F(Production, RawStreamCaptureReplays) {
   at::Tensor out = at::zeros_like(x);
   c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool();
   const LaunchConfig c = config_for(x.numel(), 256, stream);
-  scale_add().warmup(c, x, y, out, 2.0, x.numel(), 256);
+  scale_add().prepare(c, x, y, out, 2.0, x.numel(), 256);
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(stream.stream(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
@@ -203,7 +203,7 @@ TEST_F(Production, GlobalScratchOfACapturedLaunchComesFromTheGraphPool) {
   LaunchConfig c;
   c.stream = reinterpret_cast<triton_jit::Stream>(stream.stream());
   c.grid = {256 / 64, 512 / 64, 1};
-  ASSERT_GT(k.warmup(c, x, out, 256, 512, 64, 64).global_scratch_size, 0);
+  ASSERT_GT(k.prepare(c, x, out, 256, 512, 64, 64).global_scratch_size, 0);
   at::cuda::CUDAGraph graph;
   {
     c10::cuda::CUDAStreamGuard guard(stream);
@@ -221,7 +221,7 @@ TEST_F(Production, GlobalScratchOfACapturedLaunchComesFromTheGraphPool) {
   }
 }
 
-TEST_F(Production, TuningInsideACaptureIsAClearErrorAndWarmupTunesAhead) {
+TEST_F(Production, TuningInsideACaptureIsAClearErrorAndPrepareTunesAhead) {
   auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "scale_tuned");
   const int64_t n = 12345 * 7;  // a key no other test tunes
   at::Tensor x = at::randn({n}, on(0));
@@ -236,6 +236,7 @@ TEST_F(Production, TuningInsideACaptureIsAClearErrorAndWarmupTunesAhead) {
     at::cuda::CUDAGraph graph;
     c10::cuda::CUDAStreamGuard guard(stream);
     graph.capture_begin();
+    out.zero_();  // torch work in the same graph, which the failed launch must leave capturable
     std::string what;
     try {
       k(c, x, out, n, 3.0f);
@@ -246,7 +247,8 @@ TEST_F(Production, TuningInsideACaptureIsAClearErrorAndWarmupTunesAhead) {
     EXPECT_NE(what.find("capturing a CUDA graph"), std::string::npos) << "error: '" << what << "'";
     EXPECT_NE(what.find("n=" + std::to_string(n)), std::string::npos) << what;
   }
-  k.warmup(c, x, out, n, 3.0f);  // tunes the key outside the capture
+  k.prepare(c, x, out, n, 3.0f);  // tunes the key, compiles and loads, outside the capture
+  ASSERT_TRUE(k.autotune_choice(c, x, out, n, 3.0f).has_value());
   at::cuda::CUDAGraph graph;
   {
     c10::cuda::CUDAStreamGuard guard(stream);
@@ -269,7 +271,7 @@ TEST_F(Production, LaunchWaitsForTorchWorkQueuedBeforeItOnItsStream) {
   at::Tensor y = at::randn({1 << 20}, on(0));
   at::Tensor out = at::empty_like(x);
   c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool();
-  scale_add().warmup(config_for(x.numel(), 1024, stream), x, y, out, 2.0, x.numel(), 1024);
+  scale_add().prepare(config_for(x.numel(), 1024, stream), x, y, out, 2.0, x.numel(), 1024);
   {
     c10::cuda::CUDAStreamGuard guard(stream);
     at::cuda::sleep(200 * 1000 * 1000);  // about 0.1 s of spinning
@@ -286,7 +288,7 @@ TEST_F(Production, LaunchAfterAnEventWaitSeesTheOtherStreamsWrite) {
   at::Tensor out = at::empty_like(x);
   c10::cuda::CUDAStream producer = c10::cuda::getStreamFromPool();
   c10::cuda::CUDAStream consumer = c10::cuda::getStreamFromPool();
-  scale_add().warmup(config_for(x.numel(), 1024, consumer), x, y, out, 2.0, x.numel(), 1024);
+  scale_add().prepare(config_for(x.numel(), 1024, consumer), x, y, out, 2.0, x.numel(), 1024);
   at::cuda::CUDAEvent written;
   {
     c10::cuda::CUDAStreamGuard guard(producer);

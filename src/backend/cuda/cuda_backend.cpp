@@ -275,6 +275,19 @@ __attribute__((noinline)) void allocate_scratch(const CudaBackend::Kernel& k, ui
 
 }  // namespace
 
+namespace {
+
+bool is_default_stream(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
+
+__attribute__((noinline, cold)) void launch_in_kernel_context(const Driver& d, const CudaBackend::Kernel& k,
+                                                              const CUlaunchConfig& config, void** params) {
+  ContextScope scope(d, k.device);
+  CUresult r = d.cuLaunchKernelEx(&config, k.function, params, nullptr);
+  if (r != CUDA_SUCCESS) throw_driver_error("cuLaunchKernelEx", r);
+}
+
+}  // namespace
+
 void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, uint32_t num_params,
                          uint64_t* scratch_cells) {
   const uint64_t programs = uint64_t{c.grid[0]} * c.grid[1] * c.grid[2];
@@ -310,6 +323,13 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
   config.hStream = reinterpret_cast<CUstream>(c.stream);
   config.attrs = const_cast<CUlaunchAttribute*>(k.attrs);
   config.numAttrs = k.num_attrs;
+  if (is_default_stream(config.hStream)) {
+    // The default stream is the current context's: from a thread whose current device is another
+    // one, the launch needs the kernel's context (the device of its tensors) made current.
+    CUcontext current = nullptr;
+    d.cuCtxGetCurrent(&current);
+    if (current != k.context) [[unlikely]] return launch_in_kernel_context(d, k, config, params);
+  }
   CUresult r = d.cuLaunchKernelEx(&config, k.function, params, nullptr);
   if (r != CUDA_SUCCESS) [[unlikely]] throw_driver_error("cuLaunchKernelEx", r);
 }
