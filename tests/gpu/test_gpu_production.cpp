@@ -18,6 +18,8 @@
 
 #include <triton_jit/torch.h>
 
+#include "../common/fresh_cache.h"  // keys tuned here are tuned in this process
+
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
 
