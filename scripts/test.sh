@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the C++ suites (GoogleTest), the CPU suites again under
+# Builds and runs every test: the C++ suites (GoogleTest), the HIP backend's, the CPU suites again under
 # AddressSanitizer+UndefinedBehaviorSanitizer and ThreadSanitizer, the fuzz targets for a fixed
 # time, the Python suites (pytest), and the Triton-facing tests against the oldest and newest
 # supported Triton (scripts/test_matrix.sh). GPU tests run when a GPU is present and are reported as
@@ -37,7 +37,24 @@ run_gtest() {  # run_gtest <result name> <binary> [env...]
 stage "C++ tests"
 cpu_tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge test_launch_path
            test_decorated)
-for t in "${cpu_tests[@]}" test_gpu_launch test_gpu_decorated test_ops_stand_in; do run_gtest "$t" "$build/bin/$t"; done
+for t in "${cpu_tests[@]}" test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production; do
+  run_gtest "$t" "$build/bin/$t"
+done
+
+# The HIP backend policy (TRITON_JIT_BACKEND=hip): the core built for it, its tests against a
+# stand-in runtime with real Triton compiles for gfx942 and gfx90a. No AMD GPU is needed.
+stage "HIP backend build"
+hip_build="$build-hip"
+if cmake -S "$root" -B "$hip_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$python" \
+     -DTRITON_JIT_BACKEND=hip > "$build/hip-configure.log" 2>&1 &&
+   cmake --build "$hip_build" --target test_hip_backend test_argument_encoding > "$build/hip-build.log" 2>&1; then
+  stage "HIP backend tests"
+  run_gtest test_hip_backend "$hip_build/bin/test_hip_backend"
+  run_gtest hip_test_argument_encoding "$hip_build/bin/test_argument_encoding"
+else
+  echo "HIP backend build failed; see $build/hip-*.log"
+  expected+=(test_hip_backend hip_test_argument_encoding)
+fi
 
 # The CPU suites again in sanitizer builds of the core (no torch, no GPU needed), each built once.
 sanitized() {  # sanitized <label> <flags> <env...>

@@ -63,10 +63,13 @@ struct LaunchConfig {
   void* grid_data = nullptr;
 };
 
-// A compile target: an NVIDIA architecture (90 for sm_90), with the 'a' suffix or not.
+// A compile target: an NVIDIA architecture (90 for sm_90, with the 'a' suffix or not), or an AMD
+// one (the gfx name's hexadecimal digits: 0x942 for gfx942, 0x90a for gfx90a).
+enum class Vendor : uint8_t { kCuda, kHip };
 struct Target {
   int arch = 90;
   bool arch_specific = false;  // the 'a' suffix, e.g. sm_90a
+  Vendor vendor = Vendor::kCuda;
 };
 
 }  // namespace triton_jit

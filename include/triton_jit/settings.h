@@ -68,14 +68,18 @@ TRITON_JIT_API void set_autotune_fallback(int config) noexcept;
 // and the working directory. Affects get_instance calls made afterwards.
 TRITON_JIT_API void add_kernel_search_path(std::string_view directory);
 
-// The target used when no GPU decides it: TRITON_JIT_TARGET ("cuda:90", "cuda:90a"), else
-// cuda:90. Throws ValueError when TRITON_JIT_TARGET is not a CUDA target.
+// The target used when no GPU decides it: TRITON_JIT_TARGET ("cuda:90", "cuda:90a",
+// "hip:gfx942"), else the backend's default (cuda:90; hip:gfx942 in a HIP build). Throws
+// ValueError when TRITON_JIT_TARGET is not a target.
 TRITON_JIT_API Target default_target();
 
-// Parses a target: "cuda:90", "cuda:90a", "sm_90", "90". Throws ValueError naming the text.
+// Parses a target: "cuda:90", "cuda:90a", "sm_90", "90", "hip:gfx942". Throws ValueError naming the text.
 TRITON_JIT_API Target parse_target(std::string_view text);
+// "cuda:90", "cuda:90a", "hip:gfx942": the text parse_target reads back.
+TRITON_JIT_API std::string target_text(const Target& target);
 
-// Whether a CUDA driver and at least one device are present (never throws).
+// Whether the backend's driver (CUDA's; HIP's in a HIP build) and at least one device are
+// present (never throws).
 TRITON_JIT_API bool cuda_available() noexcept;
 
 // ---- memory -------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "common/fork_guard.h"
 #include "common/hash.h"
 #include "common/target.h"
+#include "triton_jit/config.h"
 
 extern char** environ;
 
@@ -148,7 +149,7 @@ void set_autotune_fallback(int config) noexcept {
 }
 
 Target default_target() {
-  const std::string text = detail::env_or("TRITON_JIT_TARGET", "cuda:90");
+  const std::string text = detail::env_or("TRITON_JIT_TARGET", TRITON_JIT_DEFAULT_TARGET);
   return detail::require_target(text, "TRITON_JIT_TARGET");
 }
 

@@ -209,7 +209,7 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
                   {"attrs", attrs},
                   {"options", options},
                   {"extra_options", extra},
-                  {"target", target_name(Target{o.arch, o.arch_specific})}};
+                  {"target", target_name(Target{o.arch, o.arch_specific, o.vendor})}};
   return request.dump();
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "common/target.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail {
@@ -18,6 +19,27 @@ int cubin_sm(std::string_view image) noexcept {
   const auto abi_version = static_cast<unsigned char>(image[8]);
   return static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
 }
+
+int hsaco_gfx(std::string_view image) noexcept {
+  if (image.size() < 64) return -1;
+  uint32_t flags = 0;
+  std::memcpy(&flags, image.data() + 48, sizeof(flags));
+  // EF_AMDGPU_MACH (the low byte of e_flags) for the targets Triton's AMD backend builds.
+  switch (flags & 0xff) {
+    case 0x2f: return 0x908;
+    case 0x3f: return 0x90a;
+    case 0x40: return 0x940;
+    case 0x4b: return 0x941;
+    case 0x4c: return 0x942;
+    case 0x4f: return 0x950;
+    case 0x41: return 0x1100;
+    case 0x44: return 0x1101;
+    case 0x4a: return 0x1200;
+    case 0x4e: return 0x1201;
+    default: return 0;  // a machine this table does not name
+  }
+}
+
 namespace {
 
 using nlohmann::json;
@@ -79,8 +101,19 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   m.arch = text_field(kernel, j, "arch", true);
   m.ptx_version = int_field(kernel, j, "ptx_version", 0, 0, 100000);
   m.triton_version = text_field(kernel, j, "triton_version", false);
-  if (m.arch != std::to_string(target.arch)) {
-    malformed(kernel, fmt::format("compiled for arch '{}', asked for {}", m.arch, target.arch));
+  if (m.arch != arch_name(target)) {
+    malformed(kernel, fmt::format("compiled for arch '{}', asked for {}", m.arch, arch_name(target)));
+  }
+  if (target.vendor == Vendor::kHip) {
+    // An ELF64 code object (EI_CLASS 2) for EM_AMDGPU (224), for the gfx asked for.
+    if (binary.size() < 64 || std::memcmp(binary.data(), "\x7f" "ELF", 4) != 0 || binary[4] != 2 ||
+        static_cast<unsigned char>(binary[18]) != 224 || binary[19] != 0) {
+      malformed(kernel, "the binary is not an AMDGPU code object");
+    }
+    if (const int gfx = hsaco_gfx(binary); gfx != 0 && gfx != target.arch) {
+      malformed(kernel, fmt::format("the code object holds code for gfx{:x}, asked for {}", gfx, arch_name(target)));
+    }
+    return m;
   }
   // Triton builds arch-specific code (sm_90a, sm_100a) from sm_90 on: it runs on that exact
   // capability only, which the backend's load check needs to know.

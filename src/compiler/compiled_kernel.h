@@ -11,6 +11,9 @@ namespace triton_jit::detail {
 
 // The SM number in a CUDA ELF image's header (80 for sm_80, 100 for sm_100a), -1 when too short.
 int cubin_sm(std::string_view image) noexcept;
+// The gfx architecture of an AMDGPU code object as a target's arch (0x942), from EF_AMDGPU_MACH;
+// 0 for a machine not in the table, -1 for a truncated image.
+int hsaco_gfx(std::string_view image) noexcept;
 
 // Parses and checks a compiled variant's metadata and binary for `target`: fields present with
 // sane values, an ELF image for NVIDIA GPUs holding code for the target's SM. Throws

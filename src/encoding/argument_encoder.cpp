@@ -226,6 +226,7 @@ namespace {
 
 void put_header(const ResolvedOptions& o, VariantKey& key) {
   key.words[0] = static_cast<uint64_t>(o.arch) | (uint64_t{o.arch_specific} << 16) |
+                 (uint64_t{o.vendor == Vendor::kHip} << 17) |
                  (static_cast<uint64_t>(o.num_warps) << 24) | (static_cast<uint64_t>(o.num_stages) << 32) |
                  (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
                  (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);

@@ -16,6 +16,7 @@ namespace triton_jit::detail {
 struct ResolvedOptions {
   int arch = 90;
   bool arch_specific = false;
+  Vendor vendor = Vendor::kCuda;
   int num_warps = 4;
   int num_stages = 3;
   int num_ctas = 1;

@@ -41,9 +41,13 @@ std::atomic<uint32_t> g_device_targets[kMaxDevices];  // arch | specific << 16 |
 Target device_target(const std::string& kernel, int device) {
   if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(kernel, device);
   uint32_t packed = g_device_targets[device].load(std::memory_order_relaxed);
-  if (packed & 0x80000000u) [[likely]] return Target{static_cast<int>(packed & 0xFFFF), (packed & 0x10000u) != 0};
+  if (packed & 0x80000000u) [[likely]] {
+    return Target{static_cast<int>(packed & 0xFFFF), (packed & 0x10000u) != 0,
+                  (packed & 0x20000u) != 0 ? Vendor::kHip : Vendor::kCuda};
+  }
   Target t = ActiveBackend::device_target(device);
-  g_device_targets[device].store(static_cast<uint32_t>(t.arch) | (t.arch_specific ? 0x10000u : 0u) | 0x80000000u,
+  g_device_targets[device].store(static_cast<uint32_t>(t.arch) | (t.arch_specific ? 0x10000u : 0u) |
+                                     (t.vendor == Vendor::kHip ? 0x20000u : 0u) | 0x80000000u,
                                  std::memory_order_relaxed);
   return t;
 }
@@ -95,6 +99,7 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& c, Target t
   ResolvedOptions o;
   o.arch = target.arch;
   o.arch_specific = target.arch_specific;
+  o.vendor = target.vendor;
   o.num_warps = c.num_warps > 0 ? c.num_warps : (sig.defaults.num_warps > 0 ? sig.defaults.num_warps : 4);
   o.num_stages = c.num_stages > 0 ? c.num_stages : (sig.defaults.num_stages > 0 ? sig.defaults.num_stages : 3);
   o.num_ctas = c.num_ctas > 0 ? c.num_ctas : (sig.defaults.num_ctas > 0 ? sig.defaults.num_ctas : 1);
@@ -113,7 +118,7 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& c, Target t
     throw_option(sig.name, fmt::format("num_ctas must be 1, 2, 4, 8 or 16 (a thread-block cluster Triton can build), "
                                        "got {}", c.num_ctas));
   }
-  if (o.num_ctas > 1 && o.arch < 90) [[unlikely]] {
+  if (o.num_ctas > 1 && o.vendor == Vendor::kCuda && o.arch < 90) [[unlikely]] {
     throw_option(sig.name, fmt::format("num_ctas={} needs sm_90 or newer (thread-block clusters); the target is sm_{}",
                                        o.num_ctas, o.arch));
   }

@@ -94,7 +94,7 @@ void abandon_in_flight(void* arg) {
 std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
   auto v = std::make_unique<Variant>(key);
   v->signature_text = describe_variant(f.sig, key, args);
-  v->target = target_name(Target{o.arch, o.arch_specific});
+  v->target = target_name(Target{o.arch, o.arch_specific, o.vendor});
   v->num_kernel_params = kernel_param_count(f.sig, key);  // scratch pointers are added from the metadata
   return v;
 }
@@ -107,7 +107,7 @@ std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const
   auto v = make_variant(f, o, key, args);
   try {
     v->metadata = check_compiled(f.sig.name, stored->entry.metadata_json, stored->entry.binary,
-                                 Target{o.arch, o.arch_specific});
+                                 Target{o.arch, o.arch_specific, o.vendor});
     v->num_kernel_params += v->metadata.scratch_params;
   } catch (const CompileError& e) {
     if (stored->source == EntrySource::kDisk) discard_variant(f.id, key, e.what());
@@ -140,7 +140,7 @@ std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, con
                                    v->signature_text, v->target, e.what()));
   }
   // Validate, then persist: a malformed result must not reach later processes.
-  v->metadata = check_compiled(f.sig.name, compiled.metadata_json, compiled.binary, Target{o.arch, o.arch_specific});
+  v->metadata = check_compiled(f.sig.name, compiled.metadata_json, compiled.binary, Target{o.arch, o.arch_specific, o.vendor});
   v->num_kernel_params += v->metadata.scratch_params;
   const double triton_ms = triton_compile_ms(compiled.metadata_json);
   Provenance provenance = provenance_of(compiled.sources, v->metadata.triton_version,

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "compiler/compile_request.h"
+#include "common/target.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
 #include "triton_jit/errors.h"
@@ -181,4 +182,23 @@ TEST(KernelSignature, BadDecoratorsAreErrors) {
                                       R"(, "decorators": [{"kind": "heuristics", "values": [{"name": "n",
                                       "program": [["add"]]}]}]})"),
                Error);  // a program that underflows its stack
+}
+
+TEST(Targets, AmdTargetsParseAndPrintAsHipGfxNames) {
+  using triton_jit::Vendor;
+  using triton_jit::detail::parse_target;
+  using triton_jit::detail::target_name;
+  for (const char* text : {"hip:gfx942", "hip:gfx90a", "hip:gfx1100"}) {
+    auto t = parse_target(text);
+    ASSERT_TRUE(t.has_value()) << text;
+    EXPECT_EQ(t->vendor, Vendor::kHip) << text;
+    EXPECT_EQ(target_name(*t), text);
+  }
+  EXPECT_EQ(parse_target("gfx942")->arch, 0x942);
+  EXPECT_EQ(triton_jit::detail::arch_name(*parse_target("hip:gfx90a")), "gfx90a");
+  EXPECT_EQ(triton_jit::detail::arch_name(*parse_target("cuda:90a")), "90");
+  for (const char* bad : {"hip:gfx94", "hip:GFX942", "hip:gfx9422x", "hip:942", "hip:gfxzz9"}) {
+    EXPECT_FALSE(parse_target(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(parse_target("cuda:90")->vendor, Vendor::kCuda);
 }

@@ -174,10 +174,7 @@ int main(int argc, char** argv) {
   try {
     const triton_jit::aot::Manifest manifest = triton_jit::aot::parse_manifest(read_file(manifest_path), context);
     triton_jit::record_bundle(fs::absolute(args[2]).string());
-    setenv("TRITON_JIT_TARGET", (manifest.target.arch_specific ? "cuda:" + std::to_string(manifest.target.arch) + "a"
-                                                               : "cuda:" + std::to_string(manifest.target.arch))
-                                    .c_str(),
-           1);
+    setenv("TRITON_JIT_TARGET", triton_jit::target_text(manifest.target).c_str(), 1);
     triton_jit::add_kernel_search_path(manifest_path.parent_path().string());
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
     std::size_t total = 0, done = 0;

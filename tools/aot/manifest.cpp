@@ -297,7 +297,7 @@ Manifest parse_manifest(std::string_view text, const std::string& file) {
     try {
       m.target = parse_target(target);
     } catch (const Error&) {
-      p.fail("manifest", fmt::format("'target' is '{}'; expected cuda:<arch>, e.g. cuda:90 or cuda:90a",
+      p.fail("manifest", fmt::format("'target' is '{}'; expected cuda:<arch> or hip:<gfx>, e.g. cuda:90, cuda:90a or hip:gfx942",
                                      target.substr(0, 100)));
     }
   }

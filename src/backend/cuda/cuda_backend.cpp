@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_driver.h"
+#include "backend/do_bench.h"
 #include "common/settings.h"
 #include "triton_jit/errors.h"
 
@@ -401,34 +402,40 @@ void CudaBackend::download(int device, void* host, const void* source, std::size
 
 namespace {
 
-// Events for one benchmark, destroyed with it.
-class Events {
+// One benchmark's stream, events (destroyed with it) and L2 flush, for do_bench.
+class BenchStream {
  public:
-  explicit Events(const Driver& d) : d_(d) {}
-  ~Events() {
+  using Event = CUevent;
+  BenchStream(const Driver& d, CUstream s, CUdeviceptr flush) : d_(d), s_(s), flush_(flush) {}
+  ~BenchStream() {
     for (CUevent e : events_) d_.cuEventDestroy(e);
   }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  CUevent make() {
+  BenchStream(const BenchStream&) = delete;
+  BenchStream& operator=(const BenchStream&) = delete;
+  CUevent event() {
     CUevent e = nullptr;
     TRITON_JIT_CU_CHECK(d_.cuEventCreate(&e, CU_EVENT_DEFAULT));
     events_.push_back(e);
     return e;
   }
+  void record(CUevent e) { TRITON_JIT_CU_CHECK(d_.cuEventRecord(e, s_)); }
+  void wait(CUevent e) { TRITON_JIT_CU_CHECK(d_.cuEventSynchronize(e)); }
+  double milliseconds(CUevent a, CUevent b) {
+    float ms = 0;
+    TRITON_JIT_CU_CHECK(d_.cuEventElapsedTime(&ms, a, b));
+    return static_cast<double>(ms);
+  }
+  void finish() { TRITON_JIT_CU_CHECK(d_.cuStreamSynchronize(s_)); }
+  void flush_l2() { TRITON_JIT_CU_CHECK(d_.cuMemsetD32Async(flush_, 0, kFlushBytes / 4, s_)); }
+
+  static constexpr std::size_t kFlushBytes = std::size_t{256} << 20;  // Triton's get_empty_cache_for_benchmark
 
  private:
   const Driver& d_;
+  CUstream s_;
+  CUdeviceptr flush_;
   std::vector<CUevent> events_;
 };
-
-// torch.quantile's linear interpolation, which do_bench reports.
-double quantile(const std::vector<double>& sorted, double q) {
-  const double position = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(position);
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (sorted[above] - sorted[below]) * (position - static_cast<double>(below));
-}
 
 }  // namespace
 
@@ -436,59 +443,21 @@ std::array<double, 3> CudaBackend::benchmark(int device, Stream stream, void (*r
                                              double warmup_ms, double rep_ms) {
   const Driver& d = require_driver();
   ContextScope scope(d, device);
-  const auto s = reinterpret_cast<CUstream>(stream);
-  constexpr std::size_t kFlushBytes = std::size_t{256} << 20;  // Triton's get_empty_cache_for_benchmark
   // Kept per device once made, as PyTorch's caching allocator keeps Triton's: a tuning session
   // benchmarks many configs, and each allocation and free of 256 MB synchronises the device.
   static std::atomic<CUdeviceptr> flush_buffers[64];
   if (device < 0 || device >= 64) throw ValueError(fmt::format("benchmark: device {} is out of range", device));
   CUdeviceptr flush = flush_buffers[device].load(std::memory_order_acquire);
   if (flush == 0) {
-    TRITON_JIT_CU_CHECK(d.cuMemAlloc(&flush, kFlushBytes));
+    TRITON_JIT_CU_CHECK(d.cuMemAlloc(&flush, BenchStream::kFlushBytes));
     CUdeviceptr expected = 0;
     if (!flush_buffers[device].compare_exchange_strong(expected, flush)) {
       d.cuMemFree(flush);
       flush = expected;
     }
   }
-  auto clear_cache = [&] { TRITON_JIT_CU_CHECK(d.cuMemsetD32Async(flush, 0, kFlushBytes / 4, s)); };
-  Events events(d);
-  auto elapsed = [&](CUevent a, CUevent b) {
-    float ms = 0;
-    TRITON_JIT_CU_CHECK(d.cuEventElapsedTime(&ms, a, b));
-    return static_cast<double>(ms);
-  };
-
-  run(context);
-  TRITON_JIT_CU_CHECK(d.cuStreamSynchronize(s));
-  CUevent start = events.make();
-  CUevent end = events.make();
-  TRITON_JIT_CU_CHECK(d.cuEventRecord(start, s));
-  for (int i = 0; i < 5; ++i) {
-    clear_cache();
-    run(context);
-  }
-  TRITON_JIT_CU_CHECK(d.cuEventRecord(end, s));
-  TRITON_JIT_CU_CHECK(d.cuEventSynchronize(end));
-  const double estimate_ms = std::max(elapsed(start, end) / 5.0, 1e-4);
-  const int warmups = std::max(1, static_cast<int>(warmup_ms / estimate_ms));
-  const int repeats = std::clamp(static_cast<int>(rep_ms / estimate_ms), 1, 100000);
-  std::vector<std::pair<CUevent, CUevent>> pairs;
-  pairs.reserve(static_cast<std::size_t>(repeats));
-  for (int i = 0; i < repeats; ++i) pairs.emplace_back(events.make(), events.make());
-  for (int i = 0; i < warmups; ++i) run(context);
-  for (auto& [a, b] : pairs) {
-    clear_cache();
-    TRITON_JIT_CU_CHECK(d.cuEventRecord(a, s));
-    run(context);
-    TRITON_JIT_CU_CHECK(d.cuEventRecord(b, s));
-  }
-  TRITON_JIT_CU_CHECK(d.cuStreamSynchronize(s));
-  std::vector<double> times;
-  times.reserve(pairs.size());
-  for (auto& [a, b] : pairs) times.push_back(elapsed(a, b));
-  std::sort(times.begin(), times.end());
-  return {quantile(times, 0.5), quantile(times, 0.2), quantile(times, 0.8)};
+  BenchStream bench(d, reinterpret_cast<CUstream>(stream), flush);
+  return do_bench(bench, run, context, warmup_ms, rep_ms);
 }
 
 }  // namespace triton_jit::detail::cuda

@@ -288,8 +288,11 @@ def prune_configs(file, module, function, search_path, decorator, arguments_json
 def _target(text):
     from triton.backends.compiler import GPUTarget
     backend, _, arch = text.partition(":")
+    if backend == "hip" and arch.startswith("gfx"):
+        # A wavefront of 64 lanes on CDNA (gfx9), 32 on RDNA (gfx10 to gfx12), as Triton's AMD driver says.
+        return GPUTarget("hip", arch, 32 if arch[3:5] in ("10", "11", "12") else 64)
     if backend != "cuda" or not arch:
-        raise ValueError(f"unsupported target '{text}'; expected 'cuda:<arch>', for example cuda:90")
+        raise ValueError(f"unsupported target '{text}'; expected 'cuda:<arch>' or 'hip:<gfx>', for example cuda:90")
     return GPUTarget("cuda", int(arch.rstrip("a")), 32)
 
 
@@ -424,8 +427,10 @@ def compile(file, module, function, search_path, request_json):
     # since 3.2, profile scratch since 3.5; the metadata of each version has the fields of those
     # it declares, as its own launcher reads them.
     out["scratch_params"] = int("global_scratch_size" in metadata) + int("profile_scratch_size" in metadata)
+    if target.backend == "hip":  # AMD's launcher passes a global scratch pointer whatever the metadata says
+        out["scratch_params"] = 1 + int("profile_scratch_size" in metadata)
     out["triton_version"] = triton.__version__
     out["triton_dir"] = triton_dir()
     out["arch"] = str(target.arch)
     out["phase_seconds"] = {"import": loaded - started, "compile": time.perf_counter() - loaded}
-    return bytes(compiled.asm["cubin"]), json.dumps(out), kernel.sources
+    return bytes(compiled.asm["hsaco" if target.backend == "hip" else "cubin"]), json.dumps(out), kernel.sources
