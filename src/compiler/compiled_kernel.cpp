@@ -101,6 +101,14 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   m.arch = text_field(kernel, j, "arch", true);
   m.ptx_version = int_field(kernel, j, "ptx_version", 0, 0, 100000);
   m.triton_version = text_field(kernel, j, "triton_version", false);
+  // Triton 3.8's global sanitizer adds a parameter whose value (GSan's state) and the stream
+  // synchronisation after each launch come from its Python runtime, which a C++ launch lacks.
+  if (text_field(kernel, j, "instrumentation_mode", false).find("gsan") != std::string::npos) {
+    throw CompileError(fmt::format("{}: compiled with instrumentation_mode='gsan' (Triton's global sanitizer), whose "
+                                   "launches need Triton's Python GSan runtime; triton_jit cannot launch it: compile "
+                                   "without it (run the kernel under Triton's Python runtime to sanitize it)",
+                                   kernel));
+  }
   if (m.arch != arch_name(target)) {
     malformed(kernel, fmt::format("compiled for arch '{}', asked for {}", m.arch, arch_name(target)));
   }

@@ -18,6 +18,7 @@ FakeLaunch fake_cuda_last_launch();
 uint64_t fake_cuda_launch_count();
 uint64_t fake_cuda_modules_loaded();
 uint64_t fake_cuda_fill_count();
+int fake_cuda_shared_memory_mode();  // the last value set for the shared memory mode (-1: never)
 uint64_t fake_cuda_copy_count();
 uint64_t fake_cuda_modules_unloaded();
 void fake_cuda_set_recording(bool on, int params);

@@ -3,6 +3,7 @@
 // runs end to end on CPU (its parameters, its attributes, its allocations); nothing executes.
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -41,7 +42,10 @@ int env_or(const char* name, int fallback) {
 CUresult fake_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = env_or("FAKE_CUDA_CC_MAJOR", 9); break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = env_or("FAKE_CUDA_CC_MINOR", 0); break;
+    case static_cast<CUdevice_attribute>(150):  // oversized shared memory per block (compute capability 10.7)
+      *v = env_or("FAKE_CUDA_OVERSIZED_SHARED", 0);
+      break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
     default: *v = 0;
@@ -76,7 +80,16 @@ CUresult fake_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction) {
   *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? env_or("FAKE_CUDA_FUNCTION_MAX_THREADS", 1024) : 0;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+std::atomic<int> g_shared_memory_mode{-1};
+// Attribute 17 (the shared memory mode, newer than CUDA 13.0's cuda.h) is known when
+// FAKE_CUDA_SHARED_MEMORY_MODE=1, as a driver that has it.
+CUresult fake_cuFuncSetAttribute(CUfunction, CUfunction_attribute a, int value) {
+  if (static_cast<int>(a) == 17) {
+    if (env_or("FAKE_CUDA_SHARED_MEMORY_MODE", 0) == 0) return CUDA_ERROR_INVALID_VALUE;
+    g_shared_memory_mode = value;
+  }
+  return CUDA_SUCCESS;
+}
 CUresult fake_cuFuncSetCacheConfig(CUfunction, CUfunc_cache) { return CUDA_SUCCESS; }
 // Time on the stand-in device, in microseconds: every launch advances it by a duration that
 // depends on its block size, so that autotuning has a fastest config to find. FAKE_CUDA_FAST_BLOCK
@@ -144,7 +157,9 @@ CUresult fake_cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t n) {
 }
 
 CUresult fake_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction, void** params, void**) {
-  if (c->sharedMemBytes > 232448) return CUDA_ERROR_INVALID_VALUE;
+  if (c->sharedMemBytes > static_cast<unsigned>(std::max(232448, env_or("FAKE_CUDA_OVERSIZED_SHARED", 0)))) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   g_launches.fetch_add(1, std::memory_order_relaxed);
   g_clock_ns.fetch_add(launch_ns(c->blockDimX));
   if (fake_cuda_record_launches()) {
@@ -214,6 +229,7 @@ __attribute__((visibility("default"))) FakeLaunch fake_cuda_last_launch() {
 }
 __attribute__((visibility("default"))) uint64_t fake_cuda_launch_count() { return g_launches.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_fill_count() { return g_fills.load(); }
+__attribute__((visibility("default"))) int fake_cuda_shared_memory_mode() { return g_shared_memory_mode.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_copy_count() { return g_copies.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_modules_loaded() { return g_modules_loaded.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_modules_unloaded() { return g_modules_unloaded.load(); }

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "backend/cuda/cuda_driver.h"
@@ -29,7 +31,7 @@ struct CudaBackend::Kernel {
   uint64_t profile_scratch_size = 0;
   uint64_t global_scratch_align = 1;
   uint64_t profile_scratch_align = 1;
-  CUlaunchAttribute attrs[4]{};
+  CUlaunchAttribute attrs[5]{};
   // Load-time state.
   CUmodule module = nullptr;
   CUcontext context = nullptr;
@@ -38,6 +40,20 @@ struct CudaBackend::Kernel {
 };
 
 namespace {
+
+// Oversized shared memory, as Triton 3.8's launcher names it (newer than the cuda.h of CUDA 13.0).
+constexpr auto kMaxOversizedSharedMemoryPerBlock = static_cast<CUdevice_attribute>(150);
+constexpr auto kFuncSharedMemoryMode = static_cast<CUfunction_attribute>(17);
+constexpr auto kLaunchSharedMemoryMode = static_cast<CUlaunchAttributeID>(18);
+constexpr int kAllowOversizedSharedMemory = 3;
+constexpr int kOversizedSharedMemory = 228 * 1024;  // above this, each launch asks for the mode
+
+// Whether `version` ("3.8.0", "3.10.1+git...") is at least major.minor.
+bool triton_at_least(const std::string& version, int major, int minor) {
+  int v_major = 0, v_minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &v_major, &v_minor) != 2) return false;
+  return v_major > major || (v_major == major && v_minor >= minor);
+}
 
 int device_attribute(const Driver& d, CUdevice_attribute attr, CUdevice device) {
   int value = 0;
@@ -163,9 +179,16 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
                                  meta.name, meta.arch, device, major, minor));
   }
   int shared_optin = device_attribute(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
-  if (meta.shared > shared_optin) {
+  // Kernels from Triton 3.8 on may use more than the opt-in limit where the device allows
+  // oversized shared memory (compute capability 10.7), as that Triton's launcher does.
+  const bool oversized_protocol = triton_at_least(meta.triton_version, 3, 8);
+  int shared_limit = shared_optin;
+  if (oversized_protocol && major == 10 && minor == 7) {
+    shared_limit = device_attribute(d, kMaxOversizedSharedMemoryPerBlock, dev);
+  }
+  if (meta.shared > shared_limit) {
     throw ValueError(fmt::format("{}: needs {} bytes of shared memory, over the {} bytes device {} allows per block",
-                                 meta.name, meta.shared, shared_optin, device));
+                                 meta.name, meta.shared, shared_limit, device));
   }
   int max_threads = device_attribute(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
   unsigned threads = 32u * static_cast<unsigned>(meta.num_warps);
@@ -198,8 +221,13 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
     throw ValueError(fmt::format("{}: launches {} threads per block, but its registers allow only {}", meta.name,
                                  threads, function_max_threads));
   }
-  // Shared memory above the 48 KB default needs an opt-in, once per function (Triton's loadBinary does the same).
-  if (meta.shared > 49152) {
+  // Shared memory above the 48 KB default needs an opt-in, once per function (Triton's loadBinary
+  // does the same). Triton 3.8's asks for the oversized mode first, and falls back to the
+  // opt-in where the driver does not know that attribute.
+  const bool oversized_mode =
+      meta.shared > 49152 && oversized_protocol &&
+      d.cuFuncSetAttribute(k->function, kFuncSharedMemoryMode, kAllowOversizedSharedMemory) == CUDA_SUCCESS;
+  if (meta.shared > 49152 && !oversized_mode) {
     int shared_static = 0;
     TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&shared_static, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function));
     TRITON_JIT_CU_CHECK(d.cuFuncSetCacheConfig(k->function, CU_FUNC_CACHE_PREFER_SHARED));
@@ -217,6 +245,12 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   k->global_scratch_align = static_cast<uint64_t>(meta.global_scratch_align);
   k->profile_scratch_size = static_cast<uint64_t>(meta.profile_scratch_size);
   k->profile_scratch_align = static_cast<uint64_t>(meta.profile_scratch_align);
+  if (oversized_protocol && meta.shared > kOversizedSharedMemory) {
+    CUlaunchAttribute& a = k->attrs[k->num_attrs++];
+    a.id = kLaunchSharedMemoryMode;
+    const int mode = kAllowOversizedSharedMemory;
+    std::memcpy(&a.value, &mode, sizeof(mode));
+  }
   if (meta.launch_pdl) {
     CUlaunchAttribute& a = k->attrs[k->num_attrs++];
     a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
