@@ -238,6 +238,12 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
   if (hooks->exit) hooks->exit(info, hooks->user_data);
 }
 
+[[noreturn]] __attribute__((noinline, cold)) void throw_tuples_with_decorators(const TritonJITFunction::Impl& f) {
+  throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
+                              "supported",
+                              f.sig.name));
+}
+
 // A kernel with @triton.heuristics or @triton.autotune: see Note [Decorated calls].
 __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                 const ArgSlot* args, std::size_t num_args) {
@@ -263,11 +269,7 @@ void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, 
 
 void TritonJITFunction::launch_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) [[unlikely]] {
-    throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
-                                "supported",
-                                f.sig.name));
-  }
+  if (f.sig.decorated()) [[unlikely]] throw_tuples_with_decorators(f);
   launch_bound<true>(f, config, slots, num_slots, launch_device(config, slots, num_slots));
 }
 
@@ -408,22 +410,14 @@ VariantInfo TritonJITFunction::prepare(const LaunchConfig& config, const ArgSlot
 VariantInfo TritonJITFunction::prepare_nested(const LaunchConfig& config, const ArgSlot* slots,
                                               std::size_t num_slots) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) {
-    throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
-                                "supported",
-                                f.sig.name));
-  }
+  if (f.sig.decorated()) throw_tuples_with_decorators(f);
   return prepare_bound<true>(f, config, slots, num_slots, prepare_device(f, config, slots, num_slots));
 }
 
 VariantInfo TritonJITFunction::warmup_nested(const LaunchConfig& config, const ArgSlot* slots,
                                              std::size_t num_slots) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) {
-    throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
-                                "supported",
-                                f.sig.name));
-  }
+  if (f.sig.decorated()) throw_tuples_with_decorators(f);
   return warmup_bound(f, config, detail::CallArgs{slots, num_slots, true});
 }
 

@@ -15,6 +15,7 @@
 
 #include "backend/cuda/cuda_driver.h"
 #include "backend/do_bench.h"
+#include "backend/scratch.h"
 #include "common/settings.h"
 #include "triton_jit/errors.h"
 
@@ -121,13 +122,6 @@ class RelaxedCaptureMode {
   CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
 };
 
-[[noreturn]] __attribute__((noinline, cold)) void throw_no_allocator(const CudaBackend::Kernel& k, uint64_t bytes,
-                                                                     const char* what) {
-  throw Error(fmt::format(
-      "{}: the kernel needs {} bytes of {} scratch memory, and no scratch allocator is set; call "
-      "triton_jit::set_scratch_allocator (triton_jit::torch::install_scratch_allocator() uses PyTorch's)",
-      k.name, bytes, what));
-}
 
 }  // namespace
 
@@ -277,30 +271,6 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
 
 namespace {
 
-struct ScratchLease {
-  ScratchAllocator* allocator = nullptr;
-  void* ptr = nullptr;
-  std::size_t bytes = 0;
-  Stream stream = nullptr;
-  ~ScratchLease() {
-    if (ptr != nullptr) allocator->deallocate(ptr, bytes, stream);
-  }
-};
-
-__attribute__((noinline)) void allocate_scratch(const CudaBackend::Kernel& k, uint64_t per_program, uint64_t align,
-                                                uint64_t programs, Stream stream, const char* what,
-                                                ScratchLease& lease, uint64_t& cell) {
-  uint64_t bytes = per_program * programs * k.num_ctas;
-  ScratchAllocator* allocator = hot_settings().scratch.load(std::memory_order_acquire);
-  if (allocator == nullptr) throw_no_allocator(k, bytes, what);
-  lease.allocator = allocator;
-  lease.bytes = bytes;
-  lease.stream = stream;
-  lease.ptr = allocator->allocate(bytes, align, stream);
-  if (lease.ptr == nullptr) throw Error(fmt::format("{}: the scratch allocator returned null for {} bytes", k.name, bytes));
-  cell = reinterpret_cast<uint64_t>(lease.ptr);
-}
-
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_grid(const CudaBackend::Kernel& k, const LaunchConfig& c) {
   throw ValueError(fmt::format("{}: grid ({}, {}, {}) with num_ctas={} is over the device's limits: grid x times "
@@ -339,12 +309,12 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
   ScratchLease global_lease;
   ScratchLease profile_lease;
   if (k.global_scratch_size != 0) [[unlikely]] {
-    allocate_scratch(k, k.global_scratch_size, k.global_scratch_align, programs, c.stream, "global", global_lease,
-                     scratch_cells[0]);
+    lease_scratch(k.name, k.global_scratch_size * programs * k.num_ctas, k.global_scratch_align, c.stream, "global",
+                  global_lease, scratch_cells[0]);
   }
   if (k.profile_scratch_size != 0) [[unlikely]] {
-    allocate_scratch(k, k.profile_scratch_size, k.profile_scratch_align, programs, c.stream, "profile",
-                     profile_lease, scratch_cells[1]);
+    lease_scratch(k.name, k.profile_scratch_size * programs * k.num_ctas, k.profile_scratch_align, c.stream,
+                  "profile", profile_lease, scratch_cells[1]);
   }
 
   CUlaunchConfig config;

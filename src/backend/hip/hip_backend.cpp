@@ -11,6 +11,7 @@
 
 #include "backend/do_bench.h"
 #include "backend/hip/hip_driver.h"
+#include "backend/scratch.h"
 #include "common/settings.h"
 #include "common/target.h"
 #include "triton_jit/errors.h"
@@ -79,34 +80,6 @@ std::string gcn_arch_name(const Driver& d, int device) {
   TRITON_JIT_HIP_CHECK(d.hipGetDevicePropertiesR0600(props.get(), device));
   props->gcnArchName[sizeof(props->gcnArchName) - 1] = '\0';
   return props->gcnArchName;
-}
-
-struct ScratchLease {
-  ScratchAllocator* allocator = nullptr;
-  void* ptr = nullptr;
-  std::size_t bytes = 0;
-  Stream stream = nullptr;
-  ~ScratchLease() {
-    if (ptr != nullptr) allocator->deallocate(ptr, bytes, stream);
-  }
-};
-
-__attribute__((noinline)) void allocate_scratch(const HipBackend::Kernel& k, uint64_t per_program, uint64_t align,
-                                                uint64_t programs, Stream stream, const char* what,
-                                                ScratchLease& lease, uint64_t& cell) {
-  const uint64_t bytes = per_program * programs;
-  ScratchAllocator* allocator = hot_settings().scratch.load(std::memory_order_acquire);
-  if (allocator == nullptr) {
-    throw Error(fmt::format("{}: the kernel needs {} bytes of {} scratch memory, and no scratch allocator is set; "
-                            "call triton_jit::set_scratch_allocator",
-                            k.name, bytes, what));
-  }
-  lease.allocator = allocator;
-  lease.bytes = bytes;
-  lease.stream = stream;
-  lease.ptr = allocator->allocate(bytes, align, stream);
-  if (lease.ptr == nullptr) throw Error(fmt::format("{}: the scratch allocator returned null for {} bytes", k.name, bytes));
-  cell = reinterpret_cast<uint64_t>(lease.ptr);
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_grid(const HipBackend::Kernel& k, const LaunchConfig& c) {
@@ -207,12 +180,12 @@ void HipBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, u
   ScratchLease global_lease;
   ScratchLease profile_lease;
   if (k.global_scratch_size != 0) [[unlikely]] {
-    allocate_scratch(k, k.global_scratch_size, k.global_scratch_align, programs, c.stream, "global", global_lease,
-                     scratch_cells[0]);
+    lease_scratch(k.name, k.global_scratch_size * programs, k.global_scratch_align, c.stream, "global", global_lease,
+                  scratch_cells[0]);
   }
   if (k.profile_scratch_size != 0) [[unlikely]] {
-    allocate_scratch(k, k.profile_scratch_size, k.profile_scratch_align, programs, c.stream, "profile", profile_lease,
-                     scratch_cells[1]);
+    lease_scratch(k.name, k.profile_scratch_size * programs, k.profile_scratch_align, c.stream, "profile",
+                  profile_lease, scratch_cells[1]);
   }
   const unsigned shared = c.shared_memory >= 0 ? static_cast<unsigned>(c.shared_memory) : k.shared;
   const hipError_t r = d.hipModuleLaunchKernel(k.function, c.grid[0], c.grid[1], c.grid[2], k.block_x, 1, 1, shared,
