@@ -66,3 +66,36 @@ def test_compile_options_by_name_reach_triton_and_are_checked_against_its_fields
     assert compile_with_extra(tmp_path, {"sanitize_overflow": 3})["error"] == (
         f"compile option 'sanitize_overflow' of Triton {triton.__version__} takes a bool, got int 3")
     assert "takes an int, got str '85'" in compile_with_extra(tmp_path, {"ptx_version": "85"})["error"]
+
+
+AMD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import triton_jit_compile as c
+kernel = sys.argv[2] + "/parity_kernels.py"
+out = {}
+for target in ("hip:gfx942", "hip:gfx90a"):
+    request = {"signature": ["*fp32", "*fp32", "*fp32", "i32", "constexpr"], "constexprs": {"4": {"int": 256}},
+               "attrs": {"0": [], "1": [], "2": [], "3": []}, "options": {"num_warps": 4, "num_stages": 2},
+               "target": target}
+    image, metadata, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
+    m = json.loads(metadata)
+    out[target] = {"elf_machine": int.from_bytes(image[18:20], "little"), "mach": image[48], "arch": m["arch"],
+                   "scratch_params": m["scratch_params"]}
+print(json.dumps(out))
+"""
+
+
+def test_amd_targets_compile_to_code_objects_of_their_gfx(tmp_path):
+    # The HIP backend's compiles, on any machine: Triton's AMD backend ships in every wheel.
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", AMD, os.path.join(ROOT, "src", "compiler", "python"), KERNELS], env=env,
+                         capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    import triton
+    # Global scratch always; profile scratch where the Triton's metadata has it (3.5 on).
+    scratch = 2 if tuple(int(p) for p in triton.__version__.split(".")[:2]) >= (3, 5) else 1
+    assert result == {
+        "hip:gfx942": {"elf_machine": 224, "mach": 0x4c, "arch": "gfx942", "scratch_params": scratch},
+        "hip:gfx90a": {"elf_machine": 224, "mach": 0x3f, "arch": "gfx90a", "scratch_params": scratch},
+    }
