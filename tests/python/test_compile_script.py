@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import KERNELS, ROOT
 
 PROBE = r"""
@@ -90,7 +92,13 @@ def test_amd_targets_compile_to_code_objects_of_their_gfx(tmp_path):
     # The HIP backend's compiles, on any machine: Triton's AMD backend ships in every wheel.
     env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", AMD, os.path.join(ROOT, "src", "compiler", "python"), KERNELS], env=env,
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True)
+    if out.returncode != 0 and "ld.lld" in out.stderr:
+        # Triton 3.3's AMD backend links code objects with an external ld.lld (ROCm's); from 3.4 on
+        # the linker is inside Triton.
+        pytest.skip("this Triton links AMD code objects with an external ld.lld, which failed here: "
+                    + out.stderr.strip().splitlines()[-1][:200])
+    assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     import triton
     # Global scratch always; profile scratch where the Triton's metadata has it (3.5 on).
