@@ -35,7 +35,7 @@ for version in "${versions[@]}"; do
   env_python="$env_dir/bin/python"
   log="$matrix/triton-$version.log"
   results=${TRITON_JIT_MATRIX_RESULTS:-}
-  pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$build" "$env_python" -m pytest -q \
+  pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$build" "$env_python" -m pytest -q -rs \
     -p no:cacheprovider ${results:+--junitxml=$results/matrix_${version}_pytest.xml} tests/python/test_parity.py tests/python/test_compile_script.py \
     tests/python/test_persistent_cache.py 2>&1 | tee "$log" | tail -n 1)
   cache=$(mktemp -d)
