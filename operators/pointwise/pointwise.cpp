@@ -1,6 +1,7 @@
 // Pointwise ops: ATen's dtype rules and checks, then one of the generic kernels of pointwise.py.
 // Each op is one function used by both dispatch keys: on Meta tensors it stops after allocating.
 #include <ATen/native/BinaryOps.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/result_type.h>
 #include <c10/core/DefaultDtype.h>
 
