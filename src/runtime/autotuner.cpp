@@ -5,9 +5,14 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <thread>
+#include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "cache/bundle.h"
+#include "common/env.h"
 #include "common/log.h"
 #include "common/settings.h"
 #include "runtime/variant_builder.h"
@@ -42,7 +47,9 @@ std::vector<uint64_t> persisted_key(const VariantKey& key) {
 struct Trial {
   int config = 0;
   PreparedCall call;
+  ResolvedOptions options;
   EncodedCall encoded;
+  const Variant* variant = nullptr;
   const ActiveBackend::Kernel* kernel = nullptr;
   std::array<double, 3> times{kInfinity, kInfinity, kInfinity};
   std::string failure;
@@ -127,7 +134,8 @@ class Snapshots {
 
 bool faster(const std::array<double, 3>& a, const std::array<double, 3>& b) { return a < b; }
 
-// Prepares, compiles and loads one config; a failure is recorded, not thrown.
+// Runs the decorators inside the autotuner for one config and encodes its call; finds its
+// variant when it is already built. A failure is recorded, not thrown.
 void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int device, Trial& t) {
   copy_call(f.sig, call, t.call);
   apply_config(f.sig, t.config, t.call);
@@ -137,17 +145,76 @@ void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int dev
       t.call.config.grid = t.call.config.grid_fn(
           LaunchMeta(&f.sig, t.call.slots, f.sig.params.size(), t.call.config), t.call.config.grid_data);
     }
-    const ResolvedOptions options = f.resolve(t.call.config, ActiveBackend::device_target(device));
-    encode_call(f.sig, options, t.call.slots, f.sig.params.size(), device, t.encoded);
-    const Variant* v = f.cache.find(t.encoded.key);
-    if (v == nullptr) v = find_or_build_variant(f, options, t.encoded.key, CallArgs{t.call.slots, f.sig.params.size()});
-    t.kernel = v->loaded[device].load(std::memory_order_acquire);
-    if (t.kernel == nullptr) t.kernel = load_on_device(f, *v, device);
+    t.options = f.resolve(t.call.config, ActiveBackend::device_target(device));
+    encode_call(f.sig, t.options, t.call.slots, f.sig.params.size(), device, t.encoded);
+    t.variant = f.cache.find(t.encoded.key);
   } catch (const CompileError& e) {
     t.failure = e.what();
   } catch (const ValueError& e) {  // over the device's shared memory, threads or registers
     t.failure = e.what();
   }
+}
+
+// Builds (compiles, or reads from the cache) the variant of a prepared trial.
+void build_trial(Impl& f, Trial& t) {
+  try {
+    t.variant = find_or_build_variant(f, t.options, t.encoded.key, CallArgs{t.call.slots, f.sig.params.size()});
+  } catch (const CompileError& e) {
+    t.failure = e.what();
+  } catch (const ValueError& e) {
+    t.failure = e.what();
+  }
+}
+
+// How many configs compile at once: TRITON_JIT_COMPILE_THREADS, else one per core up to 8.
+std::size_t compile_threads() {
+  const std::string set = env_or("TRITON_JIT_COMPILE_THREADS", "");
+  if (!set.empty()) {
+    char* end = nullptr;
+    const long n = std::strtol(set.c_str(), &end, 10);
+    if (end != set.c_str() && *end == '\0' && n >= 1) return static_cast<std::size_t>(std::min(n, 64L));
+    log(LogLevel::kWarn, "TRITON_JIT_COMPILE_THREADS='{}' is not a positive number; compiling on one thread", set);
+    return 1;
+  }
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+}
+
+// Note [Compiling configs at once]
+// Triton's Autotuner compiles each config when it first benchmarks it, one after another. Here
+// the configs not yet built compile on up to compile_threads() threads at once: Triton releases
+// the GIL while LLVM and ptxas run, so the compiles overlap, and tuning a new key takes about
+// as long as its slowest config's compile plus the benchmarks. The calling thread waits without
+// the GIL; each worker takes it as the compile script needs it. Loading and benchmarking stay
+// on the calling thread, in config order.
+void build_trials(Impl& f, std::vector<std::unique_ptr<Trial>>& trials) {
+  std::vector<Trial*> pending;
+  for (auto& t : trials) {
+    if (t->failure.empty() && t->variant == nullptr) pending.push_back(t.get());
+  }
+  const std::size_t workers = std::min(pending.size(), compile_threads());
+  if (workers <= 1) {
+    for (Trial* t : pending) build_trial(f, *t);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;  // not a compile failure: rethrown once every worker is done
+  auto work = [&] {
+    for (std::size_t i = next.fetch_add(1); i < pending.size(); i = next.fetch_add(1)) {
+      try {
+        build_trial(f, *pending[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  run_without_gil([&] {
+    std::vector<std::thread> threads;
+    for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(work);
+    for (auto& t : threads) t.join();
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device, const VariantKey& key,
@@ -168,6 +235,16 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
     t->config = c;
     prepare_trial(f, call, after, device, *t);
     trials.push_back(std::move(t));
+  }
+  build_trials(f, trials);
+  for (auto& t : trials) {
+    if (t->variant == nullptr) continue;
+    try {
+      t->kernel = t->variant->loaded[device].load(std::memory_order_acquire);
+      if (t->kernel == nullptr) t->kernel = load_on_device(f, *t->variant, device);
+    } catch (const ValueError& e) {  // over the device's shared memory, threads or registers
+      t->failure = e.what();
+    }
   }
   const auto compiled = Clock::now();
   {
