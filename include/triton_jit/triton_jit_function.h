@@ -78,6 +78,10 @@ class TRITON_JIT_API LaunchMeta {
 
   LaunchMeta(const void* signature, const ArgSlot* args, std::size_t num_args, const LaunchConfig& config) noexcept
       : signature_(signature), args_(args), num_args_(num_args), config_(config) {}
+  // Parameters from num_args on come from `rest` (what a decorated call's decorators set).
+  LaunchMeta(const void* signature, const ArgSlot* args, std::size_t num_args, const ArgSlot* rest,
+             const LaunchConfig& config) noexcept
+      : signature_(signature), args_(args), num_args_(num_args), config_(config), rest_(rest) {}
 
  private:
   const ArgSlot* find(std::string_view name) const;
@@ -85,6 +89,7 @@ class TRITON_JIT_API LaunchMeta {
   const ArgSlot* args_;
   std::size_t num_args_;
   const LaunchConfig& config_;
+  const ArgSlot* rest_ = nullptr;
 };
 
 // A config chosen by @triton.autotune for some arguments.

@@ -365,10 +365,15 @@ Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* sl
 
 }  // namespace
 
-void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* args, std::size_t n,
-                 int device_check, EncodedCall& out) {
+namespace {
+
+// Parameters [0, n) from args; the rest from tail when there is one, else their defaults.
+template <bool HasTail>
+__attribute__((always_inline)) inline void encode_flat(const KernelSignature& sig, const ResolvedOptions& o,
+                                                       const ArgSlot* args, std::size_t n, const ArgSlot* tail,
+                                                       int device_check, EncodedCall& out) {
   const std::size_t np = sig.params.size();
-  if (n > np || n < sig.num_required) [[unlikely]] throw_count(sig, n);
+  if (n > np || (!HasTail && n < sig.num_required)) [[unlikely]] throw_count(sig, n);
 
   VariantKey& key = out.key;
   put_header(o, key);
@@ -387,7 +392,7 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
   const ParamRule* rules = sig.rules.data();
   for (std::size_t i = 0; i < np; ++i) {
     const ParamRule& p = rules[i];
-    const ArgSlot& s = i < n ? args[i] : argument_or_default(sig, args, n, i);
+    const ArgSlot& s = i < n ? args[i] : HasTail ? tail[i - n] : argument_or_default(sig, args, n, i);
     if (p.is_constexpr) {
       set_entry(i, put_constexpr(sig, i, s, key, cw));
       continue;
@@ -403,6 +408,18 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
   out.num_kernel_params = kp;
   key.size = cw;
   key.finish();
+}
+
+}  // namespace
+
+void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* args, std::size_t n,
+                 int device_check, EncodedCall& out) {
+  encode_flat<false>(sig, o, args, n, nullptr, device_check, out);
+}
+
+void encode_call_split(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* head, std::size_t n_head,
+                       const ArgSlot* tail, int device_check, EncodedCall& out) {
+  encode_flat<true>(sig, o, head, n_head, tail, device_check, out);
 }
 
 void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* slots,

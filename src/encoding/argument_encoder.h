@@ -41,6 +41,10 @@ struct EncodedCall {
 // (warmup, where nothing is dereferenced). Throws TypeError / ValueError naming the argument.
 void encode_call(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* args,
                  std::size_t num_args, int device_check, EncodedCall& out);
+// The same for parameters given in two pieces: [0, n_head) from head, the rest from tail (a
+// decorated call: what the caller passed, then what its decorators set).
+void encode_call_split(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* head,
+                       std::size_t n_head, const ArgSlot* tail, int device_check, EncodedCall& out);
 // The same for arguments that include tuples (TritonJITFunction::launch_nested's slots). A tuple
 // passed to a parameter is specialised element by element, as Triton does; its elements that
 // are not constexpr become kernel parameters in order.

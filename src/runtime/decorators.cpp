@@ -264,7 +264,9 @@ namespace triton_jit {
 const ArgSlot* LaunchMeta::find(std::string_view name) const {
   const auto& sig = *static_cast<const detail::KernelSignature*>(signature_);
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    if (sig.params[i].name == name) return i < num_args_ ? &args_[i] : &sig.params[i].default_value;
+    if (sig.params[i].name != name) continue;
+    if (i < num_args_) return &args_[i];
+    return rest_ != nullptr ? &rest_[i - num_args_] : &sig.params[i].default_value;
   }
   return nullptr;
 }

@@ -17,6 +17,7 @@
 #include "compiler/compiler_bridge.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
+#include "runtime/decorated_memo.h"
 #include "triton_jit/triton_jit_function.h"
 
 namespace triton_jit::detail {
@@ -75,7 +76,10 @@ struct TritonJITFunction::Impl {
   detail::KernelSignature sig;
   detail::Provenance provenance;  // of the signature: the sources as this process first read them
 
-  detail::VariantCache<detail::Variant> cache;  // read lock-free; written under `mutex`
+  // Read on every hit, in one line: the variants (lock-free; written under `mutex`), then what a
+  // decorated hit reads first (Note [Decorated call memo]).
+  alignas(64) detail::VariantCache<detail::Variant> cache;
+  detail::DecoratedMemo memo;  // configured at get_instance
 
   std::mutex mutex;  // held across fork(); see Note [Fork safety]
   std::condition_variable* done_cv = new std::condition_variable();  // replaced in a forked child
@@ -96,7 +100,9 @@ struct TritonJITFunction::Impl {
   std::atomic<uint64_t> load_nanoseconds{0};
 
   // Compile options of a call: the config's, else the kernel's defaults. Throws ValueError.
-  detail::ResolvedOptions resolve(const LaunchConfig& c, Target target) const;
+  // `decorated`: the options a decorated call's decorators chose, in place of the config's.
+  detail::ResolvedOptions resolve(const LaunchConfig& c, Target target,
+                                  const detail::LaunchDefaults* decorated = nullptr) const;
 };
 
 }  // namespace triton_jit

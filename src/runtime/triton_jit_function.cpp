@@ -95,7 +95,10 @@ Registry& registry() {
 
 }  // namespace
 
-ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& c, Target target) const {
+ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& given, Target target,
+                                                 const detail::LaunchDefaults* decorated) const {
+  detail::LaunchDefaults c{given.num_warps, given.num_stages, given.num_ctas, given.maxnreg};
+  if (decorated != nullptr) c = *decorated;
   ResolvedOptions o;
   o.arch = target.arch;
   o.arch_specific = target.arch_specific;
@@ -104,12 +107,12 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& c, Target t
   o.num_stages = c.num_stages > 0 ? c.num_stages : (sig.defaults.num_stages > 0 ? sig.defaults.num_stages : 3);
   o.num_ctas = c.num_ctas > 0 ? c.num_ctas : (sig.defaults.num_ctas > 0 ? sig.defaults.num_ctas : 1);
   o.maxnreg = c.maxnreg > 0 ? c.maxnreg : sig.defaults.maxnreg;
-  o.enable_fp_fusion = c.enable_fp_fusion;
-  o.launch_pdl = c.launch_pdl;
-  o.launch_cooperative_grid = c.launch_cooperative_grid;
-  if (c.compile_options != nullptr && !c.compile_options->empty()) {
-    o.extra = c.compile_options;
-    o.extra_digest = c.compile_options->digest();
+  o.enable_fp_fusion = given.enable_fp_fusion;
+  o.launch_pdl = given.launch_pdl;
+  o.launch_cooperative_grid = given.launch_cooperative_grid;
+  if (given.compile_options != nullptr && !given.compile_options->empty()) {
+    o.extra = given.compile_options;
+    o.extra_digest = given.compile_options->digest();
   }
   if (c.num_warps < 0 || o.num_warps > 32 || (o.num_warps & (o.num_warps - 1)) != 0) [[unlikely]] {
     throw_option(sig.name, fmt::format("num_warps must be a power of two from 1 to 32, got {}", c.num_warps));
@@ -194,21 +197,47 @@ __attribute__((noinline)) void top_level_slots(const TritonJITFunction::Impl& f,
   for (std::size_t i = 0; i < f.sig.params.size(); ++i) out[i] = args.param(f.sig, i);
 }
 
+// A decorated call's parameters in one array: the caller's arguments, then what its decorators
+// set (kept apart on the remembered path, see launch_bound).
+struct Joined {
+  detail::PreparedCall call;
+  Joined(const TritonJITFunction::Impl& f, const ArgSlot* args, std::size_t n, const ArgSlot* rest) {
+    for (std::size_t i = 0; i < n; ++i) std::construct_at(&call.slots[i], args[i]);
+    for (std::size_t i = n; i < f.sig.params.size(); ++i) std::construct_at(&call.slots[i], rest[i - n]);
+  }
+};
+
+__attribute__((noinline, cold)) const Variant* build_remembered(TritonJITFunction::Impl& f, const ResolvedOptions& o,
+                                                                const detail::VariantKey& key, const ArgSlot* args,
+                                                                std::size_t n, const ArgSlot* rest) {
+  auto joined = std::make_unique<Joined>(f, args, n, rest);
+  return detail::find_or_build_variant(f, o, key, detail::CallArgs{joined->call.slots, f.sig.params.size()});
+}
+
 // The launch of a call whose arguments are final (no decorator left to run). Nested: the slots
-// include tuples (TritonJITFunction::launch_nested).
-template <bool Nested>
+// include tuples (TritonJITFunction::launch_nested). Remembered: a decorated call whose
+// decorators' results come from the memo: parameters [num_args, end) are `rest`, and the options
+// are `chosen` (Note [Decorated call memo]).
+template <bool Nested, bool Remembered = false>
 void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const ArgSlot* args, std::size_t num_args,
-                  int device) {
-  const ResolvedOptions options = f.resolve(given, device_target(f.sig.name, device));
+                  int device, const ArgSlot* rest = nullptr, const detail::LaunchDefaults* chosen = nullptr) {
+  const ResolvedOptions options =
+      f.resolve(given, device_target(f.sig.name, device), Remembered ? chosen : nullptr);
   EncodedCall call;
   if constexpr (Nested) {
     detail::encode_call_nested(f.sig, options, args, num_args, device, call);
+  } else if constexpr (Remembered) {
+    detail::encode_call_split(f.sig, options, args, num_args, rest, device, call);
   } else {
     detail::encode_call(f.sig, options, args, num_args, device, call);
   }
   const Variant* v = f.cache.find(call.key);
   if (v == nullptr) [[unlikely]] {
-    v = detail::find_or_build_variant(f, options, call.key, detail::CallArgs{args, num_args, Nested});
+    if constexpr (Remembered) {
+      v = build_remembered(f, options, call.key, args, num_args, rest);
+    } else {
+      v = detail::find_or_build_variant(f, options, call.key, detail::CallArgs{args, num_args, Nested});
+    }
   }
   const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
   if (k == nullptr) [[unlikely]] k = detail::load_on_device(f, *v, device);
@@ -222,6 +251,12 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
       ArgSlot params[detail::kMaxParams];
       top_level_slots(f, args, num_args, params);
       computed.grid = given.grid_fn(LaunchMeta(&f.sig, params, f.sig.params.size(), given), given.grid_data);
+    } else if constexpr (Remembered) {
+      computed.num_warps = chosen->num_warps;
+      computed.num_stages = chosen->num_stages;
+      computed.num_ctas = chosen->num_ctas;
+      computed.maxnreg = chosen->maxnreg;
+      computed.grid = given.grid_fn(LaunchMeta(&f.sig, args, num_args, rest, computed), given.grid_data);
     } else {
       computed.grid = given.grid_fn(LaunchMeta(&f.sig, args, num_args, given), given.grid_data);
     }
@@ -244,16 +279,52 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
                               f.sig.name));
 }
 
-// A kernel with @triton.heuristics or @triton.autotune: see Note [Decorated calls].
-__attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
-                                                const ArgSlot* args, std::size_t num_args) {
+// A repeated decorated call: what the decorators set, from the memo (Note [Decorated call memo]).
+// Inlined up to TritonJITFunction::launch: every frame between it and the driver's call costs a
+// cache miss on its return, the driver having evicted the saved registers.
+__attribute__((always_inline)) inline bool launch_remembered(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                             const ArgSlot* args, std::size_t num_args, int device,
+                                                             detail::DecoratedMemo::Inputs& inputs) {
+  const detail::DecoratedMemo& memo = f.memo;
+  if (num_args != memo.num_user() || !memo.pack(args, num_args, device, config, inputs)) return false;
+  detail::DecoratedMemo::Outputs out;
+  if (!memo.find(inputs, out)) return false;
+  if (memo.user_first()) [[likely]] {
+    launch_bound<false, true>(f, config, args, num_args, device, out.slots, &inputs.chosen);
+    return true;
+  }
+  detail::PreparedCall call;  // parameters the decorators set come between the caller's
+  const uint8_t* user_at = memo.user_at();
+  for (std::size_t i = 0; i < num_args; ++i) std::construct_at(&call.slots[user_at[i]], args[i]);
+  const uint8_t* output_at = memo.output_at();
+  for (std::size_t i = 0; i < memo.num_outputs(); ++i) std::construct_at(&call.slots[output_at[i]], out.slots[i]);
+  launch_bound<false, true>(f, config, call.slots, f.sig.params.size(), device, nullptr, &inputs.chosen);
+  return true;
+}
+
+// The decorators run: a call the memo does not know (Note [Decorated calls]).
+__attribute__((noinline)) void launch_decorators_run(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                     const ArgSlot* args, std::size_t num_args, int device,
+                                                     const detail::DecoratedMemo::Inputs* inputs) {
   detail::PreparedCall call;
   call.config = config;
   const detail::Binding binding = detail::bind_decorated(f.sig, args, num_args, call);
+  if (binding == detail::Binding::kDecorated) {
+    detail::run_decorators(f, call, 0, device);
+    if (inputs != nullptr) f.memo.remember(*inputs, call.slots, call.config);
+  }
+  launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
+}
+
+// A kernel with @triton.heuristics or @triton.autotune.
+__attribute__((always_inline)) inline void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                const ArgSlot* args, std::size_t num_args) {
   const int device = launch_device(config, args, num_args);
   if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
-  if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
-  launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
+  detail::DecoratedMemo::Inputs inputs;
+  inputs.size = 0;
+  if (f.memo.enabled() && launch_remembered(f, config, args, num_args, device, inputs)) [[likely]] return;
+  launch_decorators_run(f, config, args, num_args, device, inputs.size != 0 ? &inputs : nullptr);
 }
 
 }  // namespace
@@ -448,6 +519,7 @@ void TritonJITFunction::force_autotune_config(int index) {
                                  count));
   }
   f.forced_config.store(index < 0 ? -1 : index, std::memory_order_relaxed);
+  f.memo.invalidate();
 }
 
 const std::string& TritonJITFunction::name() const noexcept { return impl_->sig.name; }

@@ -208,6 +208,7 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
   }
   log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f->sig.name,
       f->sig.params.size(), f->sig.file, seconds_since(started) * 1e3);
+  f->memo.configure(f->sig);
   guard_across_fork(f->mutex, LockLevel::kFunction);
   on_fork_child(&abandon_in_flight, f.get());
   return f;

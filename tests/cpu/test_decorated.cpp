@@ -14,6 +14,7 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/allocation_counter.h"
 #include "../common/fresh_cache.h"
 #include "../fake_cuda/fake_cuda.h"
 
@@ -31,6 +32,16 @@ Fn* hook(const char* name) {
 }
 FakeLaunch last_launch() { return hook<FakeLaunch()>("fake_cuda_last_launch")(); }
 uint64_t fills() { return hook<uint64_t()>("fake_cuda_fill_count")(); }
+void set_recording(bool on, int params) { hook<void(bool, int)>("fake_cuda_set_recording")(on, params); }
+
+// The variant each launch ran, as a launch hook sees it.
+std::string g_launched;
+void note_launch(const triton_jit::LaunchInfo& info, void*) { g_launched = info.signature; }
+struct WatchLaunches {
+  WatchLaunches() { triton_jit::set_launch_hooks(&note_launch, nullptr, nullptr); }
+  ~WatchLaunches() { triton_jit::set_launch_hooks(nullptr, nullptr, nullptr); }
+};
+bool launched(const char* text) { return g_launched.find(text) != std::string::npos; }
 
 const std::string kKernels = TRITON_JIT_TEST_KERNELS;
 alignas(64) float g_x[8192];
@@ -254,6 +265,75 @@ TEST(Decorated, AHeuristicOutsideTheSubsetRunsInPython) {
   auto message = error_of([&] { f.warmup(LaunchConfig{}, x, x, 11); });
   EXPECT_NE(message.find("python_heuristic: heuristic 'BLOCK' needs Python"), std::string::npos) << message;
   triton_jit::set_offline(false);
+}
+
+// Note [Decorated call memo]: a repeated call takes what the decorators set from the memo; it
+// must be what they would set now, for every argument value, and after a config is forced.
+TEST(DecoratedMemo, RepeatedCallsGetWhatTheDecoratorsWouldSet) {
+  auto& f = const_cast<TritonJITFunction&>(kernel("scale_tuned"));
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  WatchLaunches watch;
+  f.force_autotune_config(1);  // BLOCK=128, num_warps=4
+  for (int i = 0; i < 40; ++i) {
+    const int64_t n = i % 2 ? 4096 : 4000;
+    f(grid_by_block(), x, out, n, 2.0f);
+    EXPECT_EQ(last_launch().grid[0], (n + 127) / 128) << i;  // the grid function reads the remembered BLOCK
+    EXPECT_EQ(last_launch().block_x, 128u);
+    EXPECT_TRUE(launched(i % 2 ? "BLOCK=128, EVEN=True" : "BLOCK=128, EVEN=False")) << i << ": " << g_launched;
+  }
+  f.force_autotune_config(2);  // BLOCK=256, num_warps=8: remembered choices of config 1 must not answer
+  f(grid_by_block(), x, out, 4096, 2.0f);
+  EXPECT_EQ(last_launch().grid[0], 16u);
+  EXPECT_EQ(last_launch().block_x, 256u);
+  EXPECT_TRUE(launched("BLOCK=256, EVEN=True")) << g_launched;
+  f.force_autotune_config(1);
+  f(grid_by_block(), x, out, 4096, 2.0f);
+  EXPECT_EQ(last_launch().block_x, 128u);
+  f.force_autotune_config(-1);
+  LaunchConfig warps;  // the caller's options are part of what is remembered
+  warps.grid = {1, 1, 1};
+  warps.num_warps = 2;
+  f.force_autotune_config(3);  // BLOCK=512, num_warps=4, num_stages=2: the config's options win
+  f(warps, x, out, 4096, 2.0f);
+  f(warps, x, out, 4096, 2.0f);
+  EXPECT_EQ(last_launch().block_x, 128u);
+  f.force_autotune_config(-1);
+}
+
+TEST(DecoratedMemo, AParameterSetBetweenTheCallersIsPlacedRight) {
+  auto& f = kernel("block_between");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  WatchLaunches watch;
+  set_recording(true, 3);
+  LaunchConfig c;
+  c.grid = {1, 1, 1};
+  for (int i = 0; i < 6; ++i) {
+    const int64_t n = i % 2 ? 100 : 5000;
+    f(c, x, out, n);
+    EXPECT_TRUE(launched(i % 2 ? "BLOCK=128" : "BLOCK=1024")) << i << ": " << g_launched;
+    EXPECT_EQ(last_launch().params[0], reinterpret_cast<uint64_t>(g_x));
+    EXPECT_EQ(last_launch().params[1], reinterpret_cast<uint64_t>(g_out));
+    EXPECT_EQ(static_cast<int32_t>(last_launch().params[2]), n);
+  }
+  set_recording(true, 0);
+}
+
+TEST(DecoratedMemo, ARepeatedDecoratedCallAllocatesNothing) {
+  if (!kAllocationCountingAvailable) GTEST_SKIP() << "allocation counting is off under sanitizers";
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  f(grid_by_block(), x, out, 2048, 2.0f);  // tunes the key, compiles
+  f(grid_by_block(), x, out, 2048, 2.0f);
+  long allocations;
+  {
+    CountAllocations counter;
+    for (int i = 0; i < 1000; ++i) f(grid_by_block(), x, out, 2048, 2.0f);
+    allocations = counter.count();
+  }
+  EXPECT_EQ(allocations, 0);
 }
 
 int main(int argc, char** argv) {

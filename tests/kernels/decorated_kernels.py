@@ -82,3 +82,12 @@ def pruned(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def scale_short_bench(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n) * 2, mask=offsets < n)
+
+
+@triton.heuristics({"BLOCK": lambda args: min(triton.next_power_of_2(args["n"]), 1024)})
+@triton.jit
+def block_between(x_ptr, BLOCK: tl.constexpr, out_ptr, n):
+    """A parameter a decorator sets between the caller's (the memo places it, not appends it)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
