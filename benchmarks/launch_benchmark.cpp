@@ -193,11 +193,12 @@ void BM_Op_ThroughDispatcher(benchmark::State& state) {
   auto& in = inputs();
   static auto op = c10::Dispatcher::singleton()
                        .findSchemaOrThrow("triton_jit::add", "Tensor")
-                       .typed<at::Tensor(const at::Tensor&, const at::Tensor&)>();
+                       .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const c10::Scalar&)>();
   CUstream stream = c10::cuda::getCurrentCUDAStream().stream();
+  const c10::Scalar alpha(1);
   int i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(op.call(in.x, in.y));
+    benchmark::DoNotOptimize(op.call(in.x, in.y, alpha));
     if (++i % kSyncEvery == 0) sync_now(state, stream);
   }
   driver().stream_synchronize(stream);

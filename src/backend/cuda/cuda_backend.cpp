@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "backend/cuda/cuda_driver.h"
@@ -406,19 +407,54 @@ void CudaBackend::download(int device, void* host, const void* source, std::size
 
 namespace {
 
-// One benchmark's stream, events (destroyed with it) and L2 flush, for do_bench.
+// Timing events, kept per device across benchmarks: tuning a key times thousands of runs per
+// config, and creating and destroying an event each time cost ~10 ms per config.
+class EventPool {
+ public:
+  std::vector<CUevent> take(std::size_t n) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::size_t from = free_.size() - std::min(n, free_.size());
+    std::vector<CUevent> out(free_.begin() + static_cast<std::ptrdiff_t>(from), free_.end());
+    free_.resize(from);
+    return out;
+  }
+  void give(std::vector<CUevent>& events) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.insert(free_.end(), events.begin(), events.end());
+    events.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<CUevent> free_;  // guarded by mutex_
+};
+
+EventPool& event_pool(int device) {
+  static auto* pools = new EventPool[64];  // never destroyed: events outlive static destruction order
+  return pools[device];
+}
+
+// One benchmark's stream, events (back to the device's pool with it) and L2 flush, for do_bench.
 class BenchStream {
  public:
   using Event = CUevent;
-  BenchStream(const Driver& d, CUstream s, CUdeviceptr flush) : d_(d), s_(s), flush_(flush) {}
+  BenchStream(const Driver& d, int device, CUstream s, CUdeviceptr flush)
+      : d_(d), pool_(event_pool(device)), s_(s), flush_(flush) {}
   ~BenchStream() {
-    for (CUevent e : events_) d_.cuEventDestroy(e);
+    events_.insert(events_.end(), spare_.begin(), spare_.end());
+    pool_.give(events_);
   }
   BenchStream(const BenchStream&) = delete;
   BenchStream& operator=(const BenchStream&) = delete;
   CUevent event() {
+    if (spare_.empty()) spare_ = pool_.take(256);
     CUevent e = nullptr;
-    TRITON_JIT_CU_CHECK(d_.cuEventCreate(&e, CU_EVENT_DEFAULT));
+    if (!spare_.empty()) {
+      e = spare_.back();
+      spare_.pop_back();
+    } else {
+      TRITON_JIT_CU_CHECK(d_.cuEventCreate(&e, CU_EVENT_DEFAULT));
+    }
     events_.push_back(e);
     return e;
   }
@@ -436,9 +472,11 @@ class BenchStream {
 
  private:
   const Driver& d_;
+  EventPool& pool_;
   CUstream s_;
   CUdeviceptr flush_;
-  std::vector<CUevent> events_;
+  std::vector<CUevent> events_;  // handed out by this benchmark
+  std::vector<CUevent> spare_;   // taken from the pool, not handed out yet
 };
 
 }  // namespace
@@ -460,7 +498,7 @@ std::array<double, 3> CudaBackend::benchmark(int device, Stream stream, void (*r
       flush = expected;
     }
   }
-  BenchStream bench(d, reinterpret_cast<CUstream>(stream), flush);
+  BenchStream bench(d, device, reinterpret_cast<CUstream>(stream), flush);
   return do_bench(bench, run, context, warmup_ms, rep_ms);
 }
 
