@@ -5,10 +5,10 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo benchmarks ops autotune aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo benchmarks ops autotune tma aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests optests demo benchmarks ops autotune aot memcheck} "
+stages=" ${*:-build tests optests demo benchmarks ops autotune tma aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -100,6 +100,12 @@ if want autotune; then
   stage "autotuning against Triton's"
   timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/autotune/compare.py" --build "$build" \
     --json "$out/autotune.json" 2>&1 | tee "$out/autotune.txt" | tail -n 14
+fi
+
+if want tma; then
+  stage "TMA matmul with host descriptors against Triton's launch"
+  timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/tma/compare.py" --build "$build" \
+    --json "$out/tma.json" 2>&1 | tee "$out/tma.txt" | tail -n 14
 fi
 
 if want aot; then

@@ -86,7 +86,7 @@ stage "fuzzing (${fuzz_seconds} s a target)"
 fuzz_build="$build-fuzz"
 if cmake -S "$root/fuzz" -B "$fuzz_build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ > "$build/fuzz-configure.log" 2>&1 &&
    cmake --build "$fuzz_build" > "$build/fuzz-build.log" 2>&1; then
-  for target in entry signature manifest; do
+  for target in entry signature manifest metadata; do
     corpus=$(mktemp -d)  # the committed seeds stay as they are; what the run finds stays here
     cp "$root/fuzz/corpus/$target"/* "$corpus"/
     if (cd "$fuzz_build" && "./${target}_fuzzer" "$corpus" -max_total_time="$fuzz_seconds" -print_final_stats=1 \

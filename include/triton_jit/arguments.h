@@ -12,13 +12,15 @@
 //
 // Supported out of the box: bool, every integer type, float, double, std::nullopt,
 // std::nullptr_t, std::optional<T>, const char*, std::string, std::string_view,
-// DevicePointer and Fixed<T>. triton_jit/torch.h adds at::Tensor and c10::Scalar. Other
+// DevicePointer, TensorDescriptor and Fixed<T>. triton_jit/torch.h adds at::Tensor and c10::Scalar. Other
 // types can be added by specialising ArgTraits.
 //
 // ArgumentBuilder collects slots when the number of arguments is known only at run time.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
+#include <initializer_list>
 #include <cstddef>
 #include <cstdint>
 #include <array>
@@ -70,6 +72,7 @@ enum class ArgKind : uint8_t {
   kString,       // value.s, size bytes; constexpr parameters only
   kUnsupported,  // value.s names what was passed (an unsupported dtype)
   kTuple,        // a tuple of `size` elements, whose slots follow this one (nested tuples too)
+  kTensorDescriptor,  // value.p: a TensorDescriptor, valid during the call; dtype, device: its base's
 };
 
 // Device of a pointer argument.
@@ -197,6 +200,59 @@ struct ArgTraits<DevicePointer> {
     s.dtype = v.dtype;
     s.device = v.device;
     s.extent = v.bytes;
+    return s;
+  }
+};
+
+// A host-side TMA tensor descriptor, as triton.tools.tensor_descriptor.TensorDescriptor: a
+// kernel parameter that takes one calls .load / .store on tiles of block_shape. The launch turns
+// it into what the compiled kernel takes: a CUtensorMap (cuTensorMapEncodeTiled with the swizzle
+// and element type the compiler chose) and the shape and strides, or, where the kernel was not
+// lowered to TMA (before sm_90), the base pointer, shape and strides. The variant depends on the
+// dtype and block shape, as in Triton ("tensordesc<fp16[64, 32]>").
+//
+//   auto a_desc = triton_jit::tensor_descriptor(a_ptr, DType::kFloat16, device, {M, K}, {K, 1}, {128, 64});
+//   matmul(cfg, a_desc, b_desc, c_desc, M, N, K);   // triton_jit/torch.h: tensor_descriptor(tensor, {128, 64})
+//
+// The object must outlive the call that takes it (ArgumentBuilder keeps a pointer to it).
+struct TensorDescriptor {
+  static constexpr int kMaxRank = 5;
+  const void* base = nullptr;     // 16-byte aligned device memory
+  DType dtype = DType::kInvalid;
+  int16_t device = kUnknownDevice;
+  int rank = 0;                   // 1 to 5
+  std::array<int64_t, kMaxRank> shape{};        // elements, outermost first
+  std::array<int64_t, kMaxRank> strides{};      // elements; the last is 1, the others 16-byte multiples
+  std::array<int32_t, kMaxRank> block_shape{};  // powers of two
+  bool nan_padding = false;       // padding="nan": out-of-bounds loads read NaN (floating point only)
+};
+// Checked when a kernel takes it; shape, strides and block_shape must have one size, 1 to 5.
+inline TensorDescriptor tensor_descriptor(const void* base, DType dtype, int device,
+                                          std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides,
+                                          std::initializer_list<int32_t> block_shape, bool nan_padding = false) noexcept {
+  TensorDescriptor d;
+  d.base = base;
+  d.dtype = dtype;
+  d.device = static_cast<int16_t>(device);
+  d.rank = static_cast<int>(shape.size());
+  if (d.rank > TensorDescriptor::kMaxRank || strides.size() != shape.size() || block_shape.size() != shape.size()) {
+    d.rank = -1;  // refused with a message when a kernel takes it
+    return d;
+  }
+  std::copy(shape.begin(), shape.end(), d.shape.begin());
+  std::copy(strides.begin(), strides.end(), d.strides.begin());
+  std::copy(block_shape.begin(), block_shape.end(), d.block_shape.begin());
+  d.nan_padding = nan_padding;
+  return d;
+}
+template <>
+struct ArgTraits<TensorDescriptor> {
+  static ArgSlot to_slot(const TensorDescriptor& v) noexcept {
+    ArgSlot s;
+    s.kind = ArgKind::kTensorDescriptor;
+    s.value.p = &v;
+    s.dtype = v.dtype;
+    s.device = v.device;
     return s;
   }
 };

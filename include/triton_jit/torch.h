@@ -53,6 +53,29 @@ constexpr DType to_dtype(c10::ScalarType t) noexcept {
   }
 }
 
+// TensorDescriptor.from_tensor(t, block_shape, padding): a TMA descriptor over the whole tensor
+// (its sizes and strides). A tensor of rank 0 or above 5 gives a descriptor the launch refuses.
+inline TensorDescriptor tensor_descriptor(const at::Tensor& t, std::initializer_list<int32_t> block_shape,
+                                          bool nan_padding = false) {
+  TensorDescriptor d;
+  d.base = t.data_ptr();
+  d.dtype = to_dtype(t.scalar_type());
+  const c10::Device device = t.device();
+  d.device = device.is_cuda() ? static_cast<int16_t>(device.index()) : device.is_cpu() ? kHostDevice : kOtherDevice;
+  d.rank = static_cast<int>(t.dim());
+  if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank || block_shape.size() != static_cast<std::size_t>(d.rank)) {
+    d.rank = -1;
+    return d;
+  }
+  for (int k = 0; k < d.rank; ++k) {
+    d.shape[static_cast<std::size_t>(k)] = t.size(k);
+    d.strides[static_cast<std::size_t>(k)] = t.stride(k);
+  }
+  std::copy(block_shape.begin(), block_shape.end(), d.block_shape.begin());
+  d.nan_padding = nan_padding;
+  return d;
+}
+
 }  // namespace torch
 
 template <>

@@ -173,7 +173,7 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
       signature.push_back(std::move(done));
       return;
     }
-    signature.push_back(token_name(d.token));
+    signature.push_back(d.token == kTensorDescToken ? descriptor_type_name(d.value) : token_name(d.token));
     if (d.token == kConstexprToken) {
       const ArgSlot& slot = args.param(sig, i);
       if (d.value_kind == kVTuple) {

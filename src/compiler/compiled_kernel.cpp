@@ -77,6 +77,40 @@ std::string text_field(const std::string& kernel, const json& j, const char* nam
   return it->get<std::string>();
 }
 
+// tensordesc_meta: null, or one entry per tensor descriptor parameter, null where the kernel
+// reads that descriptor without TMA.
+std::vector<impl::TensorMapLayout> tensor_map_layouts(const std::string& kernel, const json& j) {
+  std::vector<impl::TensorMapLayout> out;
+  auto it = j.find("tensordesc_meta");
+  if (it == j.end() || it->is_null()) return out;
+  if (!it->is_array() || it->size() > 64) malformed(kernel, "'tensordesc_meta' is not a list");
+  for (const auto& e : *it) {
+    impl::TensorMapLayout t;
+    if (!e.is_null()) {
+      if (!e.is_object()) malformed(kernel, "a 'tensordesc_meta' entry is not an object");
+      t.tma = true;
+      t.swizzle = int_field(kernel, e, "swizzle", 0, 0, 3, true);
+      t.elem_size = int_field(kernel, e, "elem_size", 0, 1, 8, true);
+      t.elem_type = int_field(kernel, e, "elem_type", 0, 0, 15, true);
+      t.fp4_padded = bool_field(kernel, e, "fp4_padded");
+      auto block = e.find("block_size");
+      if (block == e.end() || !block->is_array() || block->empty() || block->size() > t.block.size()) {
+        malformed(kernel, "a 'tensordesc_meta' entry has no block_size of rank 1 to 5");
+      }
+      t.rank = static_cast<int>(block->size());
+      for (int k = 0; k < t.rank; ++k) {
+        const auto& b = (*block)[static_cast<std::size_t>(k)];
+        if (!b.is_number_integer() || b.get<int64_t>() < 1 || b.get<int64_t>() > 256) {
+          malformed(kernel, "a 'tensordesc_meta' block_size is not from 1 to 256");
+        }
+        t.block[static_cast<std::size_t>(k)] = b.get<int>();
+      }
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
 }  // namespace
 
 impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view metadata_json, std::string_view binary,
@@ -101,6 +135,7 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   m.arch = text_field(kernel, j, "arch", true);
   m.ptx_version = int_field(kernel, j, "ptx_version", 0, 0, 100000);
   m.triton_version = text_field(kernel, j, "triton_version", false);
+  m.tensor_maps = tensor_map_layouts(kernel, j);
   // Triton 3.8's global sanitizer adds a parameter whose value (GSan's state) and the stream
   // synchronisation after each launch come from its Python runtime, which a C++ launch lacks.
   if (text_field(kernel, j, "instrumentation_mode", false).find("gsan") != std::string::npos) {

@@ -41,6 +41,7 @@ const char* kind_name(const ArgSlot& s) {
     case ArgKind::kString: return "a string";
     case ArgKind::kUnsupported: return "an unsupported value";
     case ArgKind::kTuple: return "a tuple";
+    case ArgKind::kTensorDescriptor: return "a tensor descriptor";
   }
   return "an unknown value";
 }
@@ -323,6 +324,52 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
   return param_entry(token, attr);
 }
 
+// A tensor descriptor argument: checked as TensorDescriptor.__post_init__ checks it, keyed by
+// its dtype and block shape (Triton's "tensordesc<fp16[64, 32]>"), and recorded for expansion.
+__attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig, std::size_t i, const ParamRule& p,
+                                                     const ArgSlot& s, int device_check, VariantKey& key,
+                                                     uint32_t& cw, uint32_t kp, EncodedCall& out) {
+  if (p.is_constexpr) throw_type(sig, i, "is a constexpr and cannot take a tensor descriptor");
+  if (p.annotation != kNoToken) {
+    throw_type(sig, i, fmt::format("is annotated {} and cannot take a tensor descriptor", token_name(p.annotation)));
+  }
+  const auto& d = *static_cast<const TensorDescriptor*>(s.value.p);
+  if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank) {
+    throw_value(sig, i, "is a tensor descriptor whose shape, strides and block shape must have one rank, from 1 to 5");
+  }
+  if (d.dtype == DType::kInvalid || d.dtype == DType::kBool) throw_type(sig, i, "is a tensor descriptor without a dtype it can copy");
+  const int elem = scalar_size(d.dtype);
+  if (reinterpret_cast<uintptr_t>(d.base) % 16 != 0) {
+    throw_value(sig, i, "is a tensor descriptor whose base is not 16-byte aligned");
+  }
+  for (int k = 0; k < d.rank; ++k) {
+    if (d.shape[k] <= 0) throw_value(sig, i, fmt::format("is a tensor descriptor with shape[{}] = {}; it must be positive", k, d.shape[k]));
+    const int32_t b = d.block_shape[k];
+    if (b <= 0 || (b & (b - 1)) != 0 || b > 256) {
+      throw_value(sig, i, fmt::format("is a tensor descriptor with block_shape[{}] = {}; TMA blocks are powers of two up to 256", k, b));
+    }
+    if (k + 1 < d.rank && (d.strides[k] <= 0 || (d.strides[k] * elem) % 16 != 0)) {
+      throw_value(sig, i, fmt::format("is a tensor descriptor with strides[{}] = {} ({} bytes); strides must be 16-byte "
+                                      "multiples",
+                                      k, d.strides[k], d.strides[k] * elem));
+    }
+  }
+  if (d.strides[d.rank - 1] != 1) throw_value(sig, i, "is a tensor descriptor whose last dimension is not contiguous (stride 1)");
+  const bool floating = is_float_dtype(d.dtype) || dtype_name(d.dtype)[0] == 'f';  // fp8 kinds too, as torch says
+  if (d.nan_padding && !floating) {
+    throw_value(sig, i, "is a tensor descriptor with padding 'nan' over a dtype that is not floating point");
+  }
+  if (device_check >= 0 && d.device != kUnknownDevice && d.device != device_check) [[unlikely]] {
+    throw_device(sig, i, s, device_check);
+  }
+  if (out.num_descriptors == kMaxDescriptors) {
+    throw_value(sig, i, fmt::format("is one tensor descriptor too many: a call takes up to {}", kMaxDescriptors));
+  }
+  out.descriptors[out.num_descriptors++] = EncodedCall::Descriptor{kp, &d};
+  key.words[cw++] = descriptor_word(d);
+  return param_entry(kTensorDescToken, Attr::kNone);
+}
+
 // Where each top-level argument of a nested call starts; throws on a malformed slot sequence.
 std::size_t argument_starts(const KernelSignature& sig, const ArgSlot* slots, std::size_t n_slots,
                             std::size_t* starts) {
@@ -376,6 +423,7 @@ __attribute__((always_inline)) inline void encode_flat(const KernelSignature& si
   if (n > np || (!HasTail && n < sig.num_required)) [[unlikely]] throw_count(sig, n);
 
   VariantKey& key = out.key;
+  out.num_descriptors = 0;
   put_header(o, key);
   const uint32_t entry_words = param_words(np);
   uint64_t entry_word = 0;  // four entries gather in a register, then go out as one store
@@ -395,6 +443,10 @@ __attribute__((always_inline)) inline void encode_flat(const KernelSignature& si
     const ArgSlot& s = i < n ? args[i] : HasTail ? tail[i - n] : argument_or_default(sig, args, n, i);
     if (p.is_constexpr) {
       set_entry(i, put_constexpr(sig, i, s, key, cw));
+      continue;
+    }
+    if (s.kind == ArgKind::kTensorDescriptor) [[unlikely]] {
+      set_entry(i, encode_descriptor(sig, i, p, s, device_check, key, cw, kp, out));
       continue;
     }
     bool is_param;
@@ -429,6 +481,7 @@ void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, co
   const std::size_t n = argument_starts(sig, slots, n_slots, starts);
   if (n < sig.num_required) throw_count(sig, n);
   VariantKey& key = out.key;
+  out.num_descriptors = 0;
   put_header(o, key);
   uint32_t cw = kHeaderWords + param_words(np);
   for (uint32_t w = kHeaderWords; w < cw; ++w) key.words[w] = 0;
@@ -505,7 +558,7 @@ int kernel_param_count(const KernelSignature& sig, const VariantKey& key) {
     if (d.token == kTupleToken) {
       walk_tuple(key, d.tree, [&](const TupleStep& step) { count += step.leaf && entry_token(step.entry) != kConstexprToken; });
     } else {
-      count += d.token != kConstexprToken;
+      count += d.token != kConstexprToken && d.token != kTensorDescToken;  // descriptors: see expand_descriptors
     }
   });
   return count;
@@ -526,6 +579,24 @@ std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
 }
 
 }  // namespace
+
+uint64_t descriptor_word(const TensorDescriptor& d) noexcept {
+  uint64_t word = static_cast<uint64_t>(d.dtype) | static_cast<uint64_t>(d.rank) << 8;
+  for (int k = 0; k < d.rank; ++k) {
+    word |= static_cast<uint64_t>(std::countr_zero(static_cast<uint32_t>(d.block_shape[k]))) << (16 + 5 * k);
+  }
+  return word;
+}
+
+int descriptor_rank(uint64_t word) noexcept { return static_cast<int>((word >> 8) & 0xFF); }
+
+std::string descriptor_type_name(uint64_t word) {
+  std::string dims;
+  for (int k = 0; k < descriptor_rank(word); ++k) {
+    dims += (k ? ", " : "") + std::to_string(1u << ((word >> (16 + 5 * k)) & 31));
+  }
+  return fmt::format("tensordesc<{}[{}]>", dtype_name(static_cast<DType>(word & 0xFF)), dims);
+}
 
 std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const CallArgs& args) {
   std::string text;
@@ -553,6 +624,8 @@ std::string describe_variant(const KernelSignature& sig, const VariantKey& key, 
       text += "=(tuple)";
     } else if (d.token == kConstexprToken) {
       text += "=" + constexpr_text(d, args.param(sig, i));
+    } else if (d.token == kTensorDescToken) {
+      text += ": " + descriptor_type_name(d.value);
     } else {
       text += ": " + token_name(d.token);
       if (d.attr == Attr::kDivisible16) text += ":16";

@@ -28,14 +28,32 @@ struct ResolvedOptions {
   uint64_t extra_digest = 0;              // its digest (56 bits), 0 without
 };
 
+inline constexpr std::size_t kMaxDescriptors = 8;
+inline constexpr std::size_t kDescriptorCells = 4 * TensorDescriptor::kMaxRank + 2;  // the most one expands to
+
 // Everything one call needs, on the caller's stack. Two trailing parameter cells are left
-// for the scratch pointers the kernel ABI appends.
+// for the scratch pointers the kernel ABI appends. Tensor descriptors are expanded once the
+// variant is known (expand_descriptors): what they become depends on how it was compiled.
 struct EncodedCall {
   VariantKey key;
   uint32_t num_kernel_params = 0;  // user parameters passed to the kernel (no constexprs)
+  uint32_t num_descriptors = 0;
   uint64_t cells[kMaxParams + 2];
   void* params[kMaxParams + 2];
+  struct Descriptor {
+    uint32_t at;  // the kernel parameter it expands in front of
+    const TensorDescriptor* value;
+  } descriptors[kMaxDescriptors];
+  uint64_t descriptor_cells[kMaxDescriptors * kDescriptorCells];
+  uint64_t tensor_maps[kMaxDescriptors * 16 + 8];  // 128-byte CUtensorMaps, 64-byte aligned within
 };
+
+// The key word of a tensor descriptor parameter: its dtype and block shape.
+uint64_t descriptor_word(const TensorDescriptor& d) noexcept;
+// "tensordesc<fp16[64, 32]>", Triton's type name for it.
+std::string descriptor_type_name(uint64_t word);
+// The rank and block shape held by a descriptor word.
+int descriptor_rank(uint64_t word) noexcept;
 
 // device_check: the CUDA device every pointer argument must live on, or -1 to skip the check
 // (warmup, where nothing is dereferenced). Throws TypeError / ValueError naming the argument.
@@ -75,7 +93,7 @@ struct DecodedParam {
   TypeToken token;
   Attr attr;
   uint8_t value_kind;  // for constexprs
-  uint64_t value;      // a constexpr's bits (the first word of a string's or tuple's digest)
+  uint64_t value;      // a constexpr's bits (the first word of a string's or tuple's digest); a descriptor's word
   uint32_t tree = 0;   // kTupleToken: where its tree starts in the key
 };
 
@@ -106,6 +124,8 @@ void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) 
     if (d.token == kConstexprToken) {
       d.value = key.words[cw];
       cw += constexpr_words(d.value_kind);
+    } else if (d.token == kTensorDescToken) {
+      d.value = key.words[cw++];
     } else if (d.token == kTupleToken) {
       d.tree = cw;
       cw = skip_tree(key, cw);

@@ -19,6 +19,7 @@ namespace detail {
 
 std::string token_name(TypeToken token) {
   if (token == kConstexprToken) return "constexpr";
+  if (token == kTensorDescToken) return "tensordesc";
   std::string name;
   if (is_pointer(token)) name = (token & kConstPointerBit) ? "*k" : "*";
   name += dtype_name(token_dtype(token));

@@ -15,6 +15,7 @@
 #include "common/env.h"
 #include "common/log.h"
 #include "common/settings.h"
+#include "runtime/tensor_descriptors.h"
 #include "runtime/variant_builder.h"
 #include "triton_jit/errors.h"
 
@@ -242,6 +243,7 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
     try {
       t->kernel = t->variant->loaded[device].load(std::memory_order_acquire);
       if (t->kernel == nullptr) t->kernel = load_on_device(f, *t->variant, device);
+      if (t->encoded.num_descriptors != 0) expand_descriptors(t->variant->metadata, t->encoded);
     } catch (const ValueError& e) {  // over the device's shared memory, threads or registers
       t->failure = e.what();
     }

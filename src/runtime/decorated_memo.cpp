@@ -64,7 +64,7 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, int device, const L
   }
   for (std::size_t i = 0; i < n; ++i) {
     const ArgSlot& s = args[i];
-    if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone) continue;
+    if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone || s.kind == ArgKind::kTensorDescriptor) continue;
     if (w == kMaxInputWords) [[unlikely]] return false;
     in.words[w++] = s.value.u;
   }

@@ -17,6 +17,7 @@
 #include "runtime/autotuner.h"
 #include "runtime/decorators.h"
 #include "runtime/function_state.h"
+#include "runtime/tensor_descriptors.h"
 #include "runtime/variant_builder.h"
 #include "triton_jit/errors.h"
 
@@ -54,7 +55,9 @@ Target device_target(const std::string& kernel, int device) {
 
 int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
-    if (args[i].kind == ArgKind::kPointer && args[i].device >= 0) return args[i].device;
+    if ((args[i].kind == ArgKind::kPointer || args[i].kind == ArgKind::kTensorDescriptor) && args[i].device >= 0) {
+      return args[i].device;
+    }
   }
   return -1;
 }
@@ -241,6 +244,7 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
   }
   const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
   if (k == nullptr) [[unlikely]] k = detail::load_on_device(f, *v, device);
+  if (call.num_descriptors != 0) [[unlikely]] detail::expand_descriptors(v->metadata, call);
   detail::HotSettings& settings = detail::hot_settings();
   if (settings.stats.load(std::memory_order_relaxed)) [[unlikely]] f.hits.fetch_add(1, std::memory_order_relaxed);
   const LaunchConfig* config = &given;

@@ -14,6 +14,7 @@
 #include "compiler/compile_request.h"
 #include "compiler/compiled_kernel.h"
 #include "runtime/function_identity.h"
+#include "runtime/tensor_descriptors.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail {
@@ -108,7 +109,7 @@ std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const
   try {
     v->metadata = check_compiled(f.sig.name, stored->entry.metadata_json, stored->entry.binary,
                                  Target{o.arch, o.arch_specific, o.vendor});
-    v->num_kernel_params += v->metadata.scratch_params;
+    v->num_kernel_params += v->metadata.scratch_params + descriptor_param_count(f.sig, key, v->metadata);
   } catch (const CompileError& e) {
     if (stored->source == EntrySource::kDisk) discard_variant(f.id, key, e.what());
     return nullptr;
@@ -141,7 +142,7 @@ std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, con
   }
   // Validate, then persist: a malformed result must not reach later processes.
   v->metadata = check_compiled(f.sig.name, compiled.metadata_json, compiled.binary, Target{o.arch, o.arch_specific, o.vendor});
-  v->num_kernel_params += v->metadata.scratch_params;
+  v->num_kernel_params += v->metadata.scratch_params + descriptor_param_count(f.sig, key, v->metadata);
   const double triton_ms = triton_compile_ms(compiled.metadata_json);
   Provenance provenance = provenance_of(compiled.sources, v->metadata.triton_version,
                                         triton_dir_of(compiled.metadata_json), environment);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <barrier>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -39,6 +40,7 @@ uint64_t modules_loaded() { return hook<uint64_t()>("fake_cuda_modules_loaded")(
 uint64_t modules_unloaded() { return hook<uint64_t()>("fake_cuda_modules_unloaded")(); }
 uint64_t launch_count() { return hook<uint64_t()>("fake_cuda_launch_count")(); }
 void set_recording(bool on, int params) { hook<void(bool, int)>("fake_cuda_set_recording")(on, params); }
+FakeTensorMap last_tensor_map() { return hook<FakeTensorMap()>("fake_cuda_last_tensor_map")(); }
 
 const std::string kKernels = TRITON_JIT_TEST_KERNELS;
 alignas(64) float g_buffer[4096];
@@ -266,6 +268,84 @@ TEST(Observability, StatsCountHitsOnlyWhileEnabled) {
   EXPECT_EQ(after.hits - before.hits, 5u);
   EXPECT_EQ(after.compiles, before.compiles);
   EXPECT_GT(after.compile_seconds, 0.0);
+}
+
+// Note [Tensor descriptor parameters]: on sm_90 the compiler reads both descriptors through TMA,
+// so each becomes a tensor map, then its shape (i32) and strides (i64).
+TEST(TensorDescriptors, BecomeTensorMapsWithTheirShapesAndStrides) {
+  const auto& f = TritonJITFunction::get_instance(kKernels + "/tma_kernels.py", "copy_tiles");
+  using triton_jit::DType;
+  auto in = triton_jit::tensor_descriptor(g_buffer, DType::kFloat16, triton_jit::kUnknownDevice, {128, 64}, {64, 1},
+                                          {64, 32});
+  auto out = triton_jit::tensor_descriptor(g_buffer + 2048, DType::kFloat16, triton_jit::kUnknownDevice, {100, 64},
+                                           {64, 1}, {64, 32}, /*nan_padding=*/true);
+  LaunchConfig c;
+  c.grid = {2, 2, 1};
+  const auto info = f.warmup(c, in, out, 128, 64, 64, 32);
+  EXPECT_NE(info.signature.find("in_desc: tensordesc<fp16[64, 32]>, out_desc: tensordesc<fp16[64, 32]>"),
+            std::string::npos)
+      << info.signature;
+  EXPECT_EQ(info.num_kernel_params, 2 * (1 + 2 + 2) + 2 + 2);  // map, shape, strides; M, N; scratch
+  set_recording(true, 14);
+  f(c, in, out, 128, 64, 64, 32);
+  const FakeLaunch l = last_launch();
+  EXPECT_EQ(std::memcmp(&l.params[0], "TMAP", 4), 0);  // the first parameter is a tensor map
+  EXPECT_EQ(static_cast<int32_t>(l.params[1]), 128);
+  EXPECT_EQ(static_cast<int32_t>(l.params[2]), 64);
+  EXPECT_EQ(l.params[3], 64u);
+  EXPECT_EQ(l.params[4], 1u);
+  EXPECT_EQ(std::memcmp(&l.params[5], "TMAP", 4), 0);
+  EXPECT_EQ(static_cast<int32_t>(l.params[6]), 100);
+  EXPECT_EQ(static_cast<int32_t>(l.params[10]), 128);  // M
+  EXPECT_EQ(static_cast<int32_t>(l.params[11]), 64);   // N
+  const FakeTensorMap m = last_tensor_map();  // out's: dimensions innermost first, strides in bytes
+  EXPECT_EQ(m.base, reinterpret_cast<uint64_t>(g_buffer + 2048));
+  EXPECT_EQ(m.elem_type, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+  EXPECT_EQ(m.rank, 2u);
+  EXPECT_EQ(m.dims[0], 64u);
+  EXPECT_EQ(m.dims[1], 100u);
+  EXPECT_EQ(m.strides[0], 128u);
+  EXPECT_EQ(m.box[0], 32u);
+  EXPECT_EQ(m.box[1], 64u);
+  EXPECT_EQ(m.element_strides[0], 1u);
+  EXPECT_EQ(m.l2_promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(m.fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  EXPECT_EQ(m.interleave, CU_TENSOR_MAP_INTERLEAVE_NONE);
+  set_recording(true, 0);
+}
+
+TEST(TensorDescriptors, AnotherBlockShapeIsAnotherVariantAndBadOnesAreRefused) {
+  const auto& f = TritonJITFunction::get_instance(kKernels + "/tma_kernels.py", "copy_tiles");
+  using triton_jit::DType;
+  LaunchConfig c;
+  auto d = [](std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides,
+              std::initializer_list<int32_t> block, const void* base = g_buffer) {
+    return triton_jit::tensor_descriptor(base, DType::kFloat16, triton_jit::kUnknownDevice, shape, strides, block);
+  };
+  auto a = d({128, 64}, {64, 1}, {64, 32});
+  auto b = d({128, 64}, {64, 1}, {32, 32});
+  EXPECT_NE(f.warmup(c, b, b, 128, 64, 32, 32).signature.find("tensordesc<fp16[32, 32]>"), std::string::npos);
+  auto message = [&](const triton_jit::TensorDescriptor& bad) {
+    try {
+      f(c, bad, a, 128, 64, 64, 32);
+    } catch (const triton_jit::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(d({128, 64}, {64, 1}, {64, 48})),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor with block_shape[1] = 48; TMA blocks are powers of "
+            "two up to 256");
+  EXPECT_EQ(message(d({128, 60}, {60, 1}, {64, 32})),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor with strides[0] = 60 (120 bytes); strides must be "
+            "16-byte multiples");
+  EXPECT_EQ(message(d({128, 64}, {128, 2}, {64, 32})),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose last dimension is not contiguous (stride 1)");
+  EXPECT_EQ(message(d({128, 64}, {64, 1}, {64, 32}, reinterpret_cast<const char*>(g_buffer) + 8)),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose base is not 16-byte aligned");
+  EXPECT_EQ(message(d({128, 64, 1}, {64, 1}, {64, 32})),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose shape, strides and block shape must have one "
+            "rank, from 1 to 5");
 }
 
 int main(int argc, char** argv) {

@@ -187,6 +187,41 @@ CUresult fake_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction, void** param
   return CUDA_SUCCESS;
 }
 
+FakeTensorMap g_tensor_map;  // guarded by g_mutex
+
+CUresult fake_cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* base,
+                                     const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
+                                     const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+                                     CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+                                     CUtensorMapFloatOOBfill fill) {
+  if (rank < 1 || rank > 5 || reinterpret_cast<uintptr_t>(map) % 64 != 0 || reinterpret_cast<uintptr_t>(base) % 16 != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  FakeTensorMap& t = g_tensor_map;
+  t = FakeTensorMap{};
+  t.elem_type = type;
+  t.rank = rank;
+  t.base = reinterpret_cast<uint64_t>(base);
+  for (cuuint32_t i = 0; i < rank; ++i) {
+    t.dims[i] = dims[i];
+    t.box[i] = box[i];
+    t.element_strides[i] = element_strides[i];
+    if (i + 1 < rank) t.strides[i] = strides[i];
+  }
+  t.interleave = interleave;
+  t.swizzle = swizzle;
+  t.l2_promotion = l2;
+  t.fill = fill;
+  static uint64_t encoded = 0;
+  t.encoded = ++encoded;
+  std::memset(map, 0, sizeof(CUtensorMap));
+  std::memcpy(reinterpret_cast<char*>(map), "TMAP", 4);
+  std::memcpy(reinterpret_cast<char*>(map) + 8, &t.base, 8);
+  std::memcpy(reinterpret_cast<char*>(map) + 16, &t.encoded, 8);
+  return CUDA_SUCCESS;
+}
+
 CUresult fake_cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
   *status = CU_STREAM_CAPTURE_STATUS_NONE;  // the stand-in driver never captures
   return CUDA_SUCCESS;
@@ -211,7 +246,7 @@ const Entry kEntries[] = {
     FAKE_ENTRY(cuEventDestroy), FAKE_ENTRY(cuStreamSynchronize), FAKE_ENTRY(cuMemAlloc), FAKE_ENTRY(cuMemFree),
     FAKE_ENTRY(cuMemsetD8Async), FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemcpyDtoDAsync),
     FAKE_ENTRY(cuMemcpyHtoD), FAKE_ENTRY(cuMemcpyDtoH), FAKE_ENTRY(cuStreamIsCapturing),
-    FAKE_ENTRY(cuThreadExchangeStreamCaptureMode)};
+    FAKE_ENTRY(cuThreadExchangeStreamCaptureMode), FAKE_ENTRY(cuTensorMapEncodeTiled)};
 
 std::atomic<bool> g_record{true};
 std::atomic<int> g_params_to_record{0};
@@ -239,6 +274,10 @@ __attribute__((visibility("default"))) FakeLaunch fake_cuda_last_launch() {
   return g_last;
 }
 __attribute__((visibility("default"))) uint64_t fake_cuda_launch_count() { return g_launches.load(); }
+__attribute__((visibility("default"))) FakeTensorMap fake_cuda_last_tensor_map() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_tensor_map;
+}
 __attribute__((visibility("default"))) uint64_t fake_cuda_fill_count() { return g_fills.load(); }
 __attribute__((visibility("default"))) int fake_cuda_shared_memory_mode() { return g_shared_memory_mode.load(); }
 __attribute__((visibility("default"))) uint64_t fake_cuda_copy_count() { return g_copies.load(); }

@@ -310,3 +310,73 @@ TEST_F(Production, LaunchAfterAnEventWaitSeesTheOtherStreamsWrite) {
   EXPECT_TRUE(at::allclose(out, 10 + y));
   EXPECT_TRUE(at::allclose(doubled, (10 + y) * 2));
 }
+
+// Host-side TMA descriptors (Note [Tensor descriptor parameters]): a persistent matmul that reads
+// A and B and writes C through tensor maps, against torch, in fp16 and bf16, on sizes that are
+// and are not multiples of its blocks.
+namespace {
+
+const TritonJITFunction& tma_matmul() {
+  return TritonJITFunction::get_instance(kKernels + "/tma_kernels.py", "matmul_tma_persistent");
+}
+
+int sm_count() {
+  int count = 0;
+  cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, c10::cuda::current_device());
+  return count;
+}
+
+// C = A @ B^T through descriptors; B is (N, K).
+void tma_matmul_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
+  constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 64;
+  const int64_t m = a.size(0), n = b.size(0), k = a.size(1);
+  const auto a_desc = triton_jit::torch::tensor_descriptor(a, {kBlockM, kBlockK});
+  const auto b_desc = triton_jit::torch::tensor_descriptor(b, {kBlockN, kBlockK});
+  const auto c_desc = triton_jit::torch::tensor_descriptor(c, {kBlockM, kBlockN});
+  const int sms = sm_count();
+  const int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + kBlockN - 1) / kBlockN);
+  LaunchConfig cfg;
+  cfg.stream = triton_jit::torch::current_stream();
+  cfg.grid = {static_cast<unsigned>(std::min<int64_t>(sms, tiles)), 1, 1};
+  cfg.num_warps = 8;
+  cfg.num_stages = 3;
+  tma_matmul()(cfg, a_desc, b_desc, c_desc, m, n, k, kBlockM, kBlockN, kBlockK, 8, sms);
+}
+
+}  // namespace
+
+TEST_F(Production, PersistentTmaMatmulMatchesTorch) {
+  const int64_t shapes[][3] = {{1024, 1024, 1024}, {4096, 4096, 4096}, {1000, 1008, 1024}, {16, 4096, 2048}};
+  for (auto dtype : {at::kHalf, at::kBFloat16}) {
+    for (const auto& s : shapes) {
+      at::manual_seed(0);
+      const auto options = at::TensorOptions().device(at::kCUDA).dtype(dtype);
+      at::Tensor a = at::randn({s[0], s[2]}, options), b = at::randn({s[1], s[2]}, options);
+      at::Tensor c = at::full({s[0], s[1]}, 7.0, options);
+      tma_matmul_into(a, b, c);
+      const at::Tensor want = at::matmul(a.to(at::kFloat), b.to(at::kFloat).t());
+      const double error = ((c.to(at::kFloat) - want).norm() / want.norm()).item<double>();
+      std::printf("tma matmul %ldx%ldx%ld %s: relative error %.2e\n", s[0], s[1], s[2],
+                  dtype == at::kHalf ? "fp16" : "bf16", error);
+      EXPECT_LT(error, dtype == at::kHalf ? 2e-3 : 1e-2) << s[0] << "x" << s[1] << "x" << s[2];
+    }
+  }
+}
+
+TEST_F(Production, ATensorDescriptorOnTheCpuIsAClearError) {
+  const auto cpu = at::zeros({128, 64}, at::TensorOptions().dtype(at::kHalf));
+  const auto gpu = at::zeros({128, 64}, at::TensorOptions().device(at::kCUDA).dtype(at::kHalf));
+  const auto& f = TritonJITFunction::get_instance(kKernels + "/tma_kernels.py", "copy_tiles");
+  LaunchConfig cfg;
+  cfg.grid = {2, 2, 1};
+  try {
+    f(cfg, triton_jit::torch::tensor_descriptor(gpu, {64, 32}), triton_jit::torch::tensor_descriptor(cpu, {64, 32}), 128,
+      64, 64, 32);
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("copy_tiles: argument 1 'out_desc' expected a CUDA tensor on device 0, got a "
+                                         "CPU tensor"),
+              std::string::npos)
+        << e.what();
+  }
+}

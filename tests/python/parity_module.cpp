@@ -10,16 +10,23 @@
 
 #include <triton_jit/torch.h>
 
+#include <cstring>
+#include <deque>
+
 #include "compiler/compile_request.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/heuristic_program.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/type_token.h"
+#include "compiler/compiled_kernel.h"
+#include "common/target.h"
+#include "runtime/tensor_descriptors.h"
 
 #include <nlohmann/json.hpp>
 
 namespace py = pybind11;
 using triton_jit::ArgSlot;
+using triton_jit::TensorDescriptor;
 using triton_jit::to_slot;
 
 namespace {
@@ -37,6 +44,12 @@ c10::ScalarType scalar_type(const std::string& name) {
     if (name == n) return t;
   }
   throw std::invalid_argument("unknown dtype " + name);
+}
+
+// Descriptors of the current call (slots point at them); cleared by each encode.
+std::deque<TensorDescriptor>& descriptors() {
+  static std::deque<TensorDescriptor> kept;
+  return kept;
 }
 
 // Builds the slot the C++ type `ctype` would give for `value`, through the public ArgTraits.
@@ -70,6 +83,24 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
   if (ctype == "scalar_int") return to_slot(c10::Scalar(value.cast<int64_t>()));
   if (ctype == "scalar_float") return to_slot(c10::Scalar(value.cast<double>()));
   if (ctype == "scalar_bool") return to_slot(c10::Scalar(value.cast<bool>()));
+  if (ctype == "tensordesc") {
+    // (dtype, address, shape, strides, block_shape, nan_padding), as TensorDescriptor holds them.
+    auto t = value.cast<py::tuple>();
+    TensorDescriptor d;
+    d.base = reinterpret_cast<const void*>(t[1].cast<uint64_t>());
+    d.dtype = triton_jit::torch::to_dtype(scalar_type(t[0].cast<std::string>()));
+    auto shape = t[2].cast<std::vector<int64_t>>(), strides = t[3].cast<std::vector<int64_t>>();
+    auto block = t[4].cast<std::vector<int32_t>>();
+    d.rank = static_cast<int>(shape.size());
+    for (std::size_t k = 0; k < shape.size() && k < 5; ++k) {
+      d.shape[k] = shape[k];
+      d.strides[k] = strides[k];
+      d.block_shape[k] = block[k];
+    }
+    d.nan_padding = t[5].cast<bool>();
+    descriptors().push_back(d);
+    return to_slot(descriptors().back());
+  }
   if (ctype == "tensor" || ctype == "optional_tensor") {
     if (value.is_none()) return to_slot(std::optional<at::Tensor>());
     auto pair = value.cast<std::pair<std::string, uint64_t>>();
@@ -158,6 +189,7 @@ PYBIND11_MODULE(triton_jit_parity, m) {
   m.def("concurrent_first_call", &concurrent_first_call);
   m.def("evaluate_heuristic", &evaluate_heuristic);
   m.def("encode", [](const std::string& describe_json, const py::list& args) {
+    descriptors().clear();
     auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
     std::vector<at::Tensor> keep;
     std::vector<std::string> strings;
@@ -200,5 +232,42 @@ PYBIND11_MODULE(triton_jit_parity, m) {
     const triton_jit::detail::CallArgs call_args{slots.data(), slots.size(), nested};
     return py::make_tuple(triton_jit::detail::compile_request_json(sig, options, call->key, call_args), words,
                           call->num_kernel_params);
+  });
+  // The kernel parameters a flat call's arguments become for a variant compiled with
+  // `metadata_json` (the compile script's): each one's first 8 bytes, or "map" and the tensor
+  // map's bytes for a tensor map (encoded by whatever driver TRITON_JIT_CUDA_DRIVER names).
+  m.def("expand", [](const std::string& describe_json, const py::list& args, const std::string& metadata_json,
+                     const py::bytes& binary, const std::string& target) {
+    descriptors().clear();
+    auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
+    std::vector<at::Tensor> keep;
+    std::vector<std::string> strings;
+    keep.reserve(64);
+    strings.reserve(64);
+    std::vector<ArgSlot> slots;
+    for (auto item : args) {
+      auto pair = item.cast<py::tuple>();
+      slots.push_back(make_slot(pair[0].cast<std::string>(), pair[1], keep, strings));
+    }
+    const auto parsed = triton_jit::detail::require_target(target, "target");
+    auto call = std::make_unique<triton_jit::detail::EncodedCall>();
+    triton_jit::detail::ResolvedOptions options;
+    triton_jit::detail::encode_call(sig, options, slots.data(), slots.size(), -1, *call);
+    const auto metadata = triton_jit::detail::check_compiled(sig.name, metadata_json, std::string(binary), parsed);
+    const int expected = triton_jit::detail::kernel_param_count(sig, call->key) +
+                         triton_jit::detail::descriptor_param_count(sig, call->key, metadata);
+    triton_jit::detail::expand_descriptors(metadata, *call);
+    py::list params;
+    for (uint32_t k = 0; k < call->num_kernel_params; ++k) {
+      const char* at = static_cast<const char*>(call->params[k]);
+      if (std::memcmp(at, "TMAP", 4) == 0) {
+        params.append(py::make_tuple("map", py::bytes(at, 128)));
+      } else {
+        uint64_t bits = 0;
+        std::memcpy(&bits, at, 8);
+        params.append(py::make_tuple("bits", bits));
+      }
+    }
+    return py::make_tuple(params, expected);
   });
 }

@@ -51,6 +51,9 @@ concept BackendPolicy = requires(const KernelImage& image, int device, const typ
       -> std::same_as<void>;
   { B::benchmark(device, config.stream, static_cast<void (*)(void*)>(nullptr), static_cast<void*>(nullptr), 25.0,
                  100.0) } -> std::same_as<std::array<double, 3>>;
+  // Host-side TMA descriptors: writes the 128-byte tensor map a kernel parameter takes; throws
+  // (naming what was asked) where the device or the backend has none.
+  { B::encode_tensor_map(static_cast<void*>(nullptr), TensorMapRequest{}) } -> std::same_as<void>;
 };
 
 }  // namespace triton_jit::impl

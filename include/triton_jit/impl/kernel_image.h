@@ -3,11 +3,24 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+#include <array>
 #include <string_view>
 
 namespace triton_jit::impl {
 
 // Launch metadata of one compiled variant, from Triton's compiler (see scripts/triton_jit_compile.py).
+// How a compiled kernel reads one tensor descriptor parameter (Triton's tensordesc_meta entry).
+struct TensorMapLayout {
+  bool tma = false;  // false: the kernel takes the base pointer, shape and strides instead of a CUtensorMap
+  int swizzle = 0;   // CUtensorMapSwizzle
+  int elem_size = 0;
+  int elem_type = 0;  // the device-side enum, as the metadata gives it
+  int rank = 0;
+  std::array<int, 5> block{};
+  bool fp4_padded = false;
+};
+
 struct KernelMetadata {
   std::string name;  // kernel symbol in the binary
   int num_warps = 4;  // as compiled; warp specialisation may raise it above the request
@@ -24,6 +37,20 @@ struct KernelMetadata {
   std::string arch;  // "90", "90a"
   int ptx_version = 0;
   std::string triton_version;
+  std::vector<TensorMapLayout> tensor_maps;  // per tensor descriptor parameter, in order; empty: none uses TMA
+};
+
+// A tiled tensor map (CUtensorMap) to encode for a launch, dimensions innermost first, as
+// cuTensorMapEncodeTiled takes them.
+struct TensorMapRequest {
+  const void* base = nullptr;
+  int rank = 0;
+  int elem_type = 0;  // the host-side enum (CUtensorMapDataType)
+  std::array<uint64_t, 5> dims{};
+  std::array<uint64_t, 4> byte_strides{};  // of dimensions 1 to rank-1
+  std::array<uint32_t, 5> box{};
+  int swizzle = 0;
+  bool nan_fill = false;  // out-of-bounds reads give NaN (padding="nan"), else zero
 };
 
 struct KernelImage {

@@ -502,4 +502,15 @@ std::array<double, 3> CudaBackend::benchmark(int device, Stream stream, void (*r
   return do_bench(bench, run, context, warmup_ms, rep_ms);
 }
 
+void CudaBackend::encode_tensor_map(void* map, const impl::TensorMapRequest& r) {
+  const Driver& d = require_driver();
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  const CUresult result = d.cuTensorMapEncodeTiled(
+      static_cast<CUtensorMap*>(map), static_cast<CUtensorMapDataType>(r.elem_type), static_cast<cuuint32_t>(r.rank),
+      const_cast<void*>(r.base), r.dims.data(), r.byte_strides.data(), r.box.data(), element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(r.swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+      r.nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) [[unlikely]] throw_driver_error("cuTensorMapEncodeTiled", result);
+}
+
 }  // namespace triton_jit::detail::cuda

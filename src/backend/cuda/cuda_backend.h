@@ -50,6 +50,8 @@ class CudaBackend {
   // for rep_ms, each after a flush, between two events. The 50th, 20th and 80th percentiles in ms.
   static std::array<double, 3> benchmark(int device, Stream stream, void (*run)(void*), void* context,
                                          double warmup_ms, double rep_ms);
+  // Writes the 128-byte tensor map of a host-side TMA descriptor into `map`.
+  static void encode_tensor_map(void* map, const impl::TensorMapRequest& request);
 };
 
 }  // namespace triton_jit::detail::cuda

@@ -46,7 +46,8 @@ struct Driver {
   X(cuMemcpyHtoD)                   \
   X(cuMemcpyDtoH)                   \
   X(cuStreamIsCapturing)            \
-  X(cuThreadExchangeStreamCaptureMode)
+  X(cuThreadExchangeStreamCaptureMode) \
+  X(cuTensorMapEncodeTiled)
 
 #define TRITON_JIT_DECLARE(name) decltype(&::name) name = nullptr;
   TRITON_JIT_CUDA_FUNCTIONS(TRITON_JIT_DECLARE)

@@ -313,4 +313,10 @@ std::array<double, 3> HipBackend::benchmark(int device, Stream stream, void (*ru
   return do_bench(bench, run, context, warmup_ms, rep_ms);
 }
 
+// Triton's AMD backend lowers tensor descriptors without a host-side tensor map (its launcher
+// passes the base pointer, shape and strides); a variant whose metadata asks for one is refused.
+void HipBackend::encode_tensor_map(void*, const impl::TensorMapRequest&) {
+  throw Error("triton_jit: a host-side TMA tensor map (CUtensorMap) is a CUDA feature; the HIP backend has none");
+}
+
 }  // namespace triton_jit::detail::hip

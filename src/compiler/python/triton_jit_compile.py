@@ -393,7 +393,8 @@ def _extra_options(backend, requested):
 
 _METADATA_FIELDS = ("name", "num_warps", "num_ctas", "shared", "tmem_size", "global_scratch_size",
                     "global_scratch_align", "profile_scratch_size", "profile_scratch_align", "launch_pdl",
-                    "launch_cooperative_grid", "ptx_version", "cluster_dims", "target", "instrumentation_mode")
+                    "launch_cooperative_grid", "ptx_version", "cluster_dims", "target", "instrumentation_mode",
+                    "tensordesc_meta")
 
 
 def compile(file, module, function, search_path, request_json):
