@@ -225,6 +225,7 @@ struct TensorDescriptor {
   std::array<int64_t, kMaxRank> strides{};      // elements; the last is 1, the others 16-byte multiples
   std::array<int32_t, kMaxRank> block_shape{};  // powers of two
   bool nan_padding = false;       // padding="nan": out-of-bounds loads read NaN (floating point only)
+  bool round_f32_to_tf32 = false;  // fp32 read as tf32 by the tensor map (Triton 3.8 and newer)
 };
 // Checked when a kernel takes it; shape, strides and block_shape must have one size, 1 to 5.
 inline TensorDescriptor tensor_descriptor(const void* base, DType dtype, int device,

@@ -56,7 +56,7 @@ constexpr DType to_dtype(c10::ScalarType t) noexcept {
 // TensorDescriptor.from_tensor(t, block_shape, padding): a TMA descriptor over the whole tensor
 // (its sizes and strides). A tensor of rank 0 or above 5 gives a descriptor the launch refuses.
 inline TensorDescriptor tensor_descriptor(const at::Tensor& t, std::initializer_list<int32_t> block_shape,
-                                          bool nan_padding = false) {
+                                          bool nan_padding = false, bool round_f32_to_tf32 = false) {
   TensorDescriptor d;
   d.base = t.data_ptr();
   d.dtype = to_dtype(t.scalar_type());
@@ -73,6 +73,7 @@ inline TensorDescriptor tensor_descriptor(const at::Tensor& t, std::initializer_
   }
   std::copy(block_shape.begin(), block_shape.end(), d.block_shape.begin());
   d.nan_padding = nan_padding;
+  d.round_f32_to_tf32 = round_f32_to_tf32;
   return d;
 }
 

@@ -136,6 +136,7 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   m.ptx_version = int_field(kernel, j, "ptx_version", 0, 0, 100000);
   m.triton_version = text_field(kernel, j, "triton_version", false);
   m.tensor_maps = tensor_map_layouts(kernel, j);
+  m.descriptor_flags = int_field(kernel, j, "descriptor_flags", 1, 0, 2);
   // Triton 3.8's global sanitizer adds a parameter whose value (GSan's state) and the stream
   // synchronisation after each launch come from its Python runtime, which a C++ launch lacks.
   if (text_field(kernel, j, "instrumentation_mode", false).find("gsan") != std::string::npos) {

@@ -359,6 +359,9 @@ __attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig,
   if (d.nan_padding && !floating) {
     throw_value(sig, i, "is a tensor descriptor with padding 'nan' over a dtype that is not floating point");
   }
+  if (d.round_f32_to_tf32 && d.dtype != DType::kFloat32) {
+    throw_value(sig, i, "is a tensor descriptor with round_f32_to_tf32 over a dtype that is not fp32");
+  }
   if (device_check >= 0 && d.device != kUnknownDevice && d.device != device_check) [[unlikely]] {
     throw_device(sig, i, s, device_check);
   }

@@ -32,6 +32,16 @@ int host_element_type(int device_type) noexcept {
   }
 }
 
+constexpr int kTensorMapTf32 = 11;  // CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, as Triton's TMA_TF32
+
+[[noreturn]] __attribute__((noinline, cold)) void throw_unsupported_option(const impl::KernelMetadata& m,
+                                                                         const TensorDescriptor& d) {
+  throw ValueError(fmt::format("{}: a tensor descriptor with {} needs a Triton whose launcher passes it (3.5 and newer "
+                               "for padding, 3.8 for round_f32_to_tf32); this variant was compiled by Triton {}",
+                               m.name, d.nan_padding && m.descriptor_flags < 1 ? "padding 'nan'" : "round_f32_to_tf32",
+                               m.triton_version.empty() ? "(unknown)" : m.triton_version));
+}
+
 }  // namespace
 
 int descriptor_param_count(const KernelSignature& sig, const VariantKey& key, const impl::KernelMetadata& m) {
@@ -45,7 +55,7 @@ int descriptor_param_count(const KernelSignature& sig, const VariantKey& key, co
       throw CompileError(fmt::format("{}: the compiled kernel reads argument {} '{}' ({}) through a rank-{} tensor map",
                                      sig.name, i, sig.params[i].name, descriptor_type_name(d.value), layout->rank));
     }
-    count += layout != nullptr && layout->tma ? 1 + 2 * rank : 2 + 4 * rank;
+    count += layout != nullptr && layout->tma ? 1 + 2 * rank : 1 + 4 * rank + m.descriptor_flags;
     ++index;
   });
   if (!m.tensor_maps.empty() && m.tensor_maps.size() != index) {
@@ -77,11 +87,14 @@ void expand_descriptors(const impl::KernelMetadata& m, EncodedCall& call) {
     }
     const TensorDescriptor& d = *desc.value;
     const impl::TensorMapLayout* layout = k < m.tensor_maps.size() ? &m.tensor_maps[k] : nullptr;
+    if ((d.nan_padding && m.descriptor_flags < 1) || (d.round_f32_to_tf32 && m.descriptor_flags < 2)) [[unlikely]] {
+      throw_unsupported_option(m, d);
+    }
     if (layout != nullptr && layout->tma) {
       impl::TensorMapRequest r;
       r.base = d.base;
       r.rank = d.rank;
-      r.elem_type = host_element_type(layout->elem_type);
+      r.elem_type = d.round_f32_to_tf32 ? kTensorMapTf32 : host_element_type(layout->elem_type);
       r.swizzle = layout->swizzle;
       r.nan_fill = d.nan_padding;
       std::array<int64_t, TensorDescriptor::kMaxRank> shape = d.shape;
@@ -104,7 +117,8 @@ void expand_descriptors(const impl::KernelMetadata& m, EncodedCall& call) {
       put(reinterpret_cast<uint64_t>(d.base));
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint64_t>(d.shape[static_cast<std::size_t>(i)]));
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint64_t>(d.strides[static_cast<std::size_t>(i)]));
-      put(d.nan_padding ? 1 : 0);
+      if (m.descriptor_flags >= 1) put(d.nan_padding ? 1 : 0);
+      if (m.descriptor_flags >= 2) put(d.round_f32_to_tf32 ? 1 : 0);
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint32_t>(static_cast<int32_t>(d.shape[static_cast<std::size_t>(i)])));
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint64_t>(d.strides[static_cast<std::size_t>(i)]));
     }

@@ -84,7 +84,8 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
   if (ctype == "scalar_float") return to_slot(c10::Scalar(value.cast<double>()));
   if (ctype == "scalar_bool") return to_slot(c10::Scalar(value.cast<bool>()));
   if (ctype == "tensordesc") {
-    // (dtype, address, shape, strides, block_shape, nan_padding), as TensorDescriptor holds them.
+    // (dtype, address, shape, strides, block_shape, nan_padding[, round_f32_to_tf32]), as
+    // TensorDescriptor holds them.
     auto t = value.cast<py::tuple>();
     TensorDescriptor d;
     d.base = reinterpret_cast<const void*>(t[1].cast<uint64_t>());
@@ -98,6 +99,7 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
       d.block_shape[k] = block[k];
     }
     d.nan_padding = t[5].cast<bool>();
+    d.round_f32_to_tf32 = t.size() > 6 && t[6].cast<bool>();
     descriptors().push_back(d);
     return to_slot(descriptors().back());
   }

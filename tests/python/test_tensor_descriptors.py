@@ -19,6 +19,24 @@ import triton_jit_parity
 from conftest import BUILD, KERNELS
 
 KERNEL_FILE = os.path.join(KERNELS, "tma_kernels.py")
+
+try:
+    import dataclasses
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    FIELDS = {f.name for f in dataclasses.fields(TensorDescriptor)}
+except ImportError:  # Triton 3.3 has no host-side descriptors
+    pytestmark = pytest.mark.skip(reason="this Triton has no triton.tools.tensor_descriptor (added in 3.4)")
+    FIELDS = set()
+
+
+def make_descriptor(base, shape, strides, block, padding="zero", tf32=False):
+    """A TensorDescriptor with the options this Triton has (padding from 3.5, tf32 from 3.8)."""
+    options = {}
+    if "padding" in FIELDS:
+        options["padding"] = padding
+    if "round_f32_to_tf32" in FIELDS:
+        options["round_f32_to_tf32"] = tf32
+    return TensorDescriptor(base, shape, strides, block, **options)
 FAKE_DRIVER = os.path.join(BUILD, "tests", "fake_cuda", "libcuda.so.1")
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
@@ -34,7 +52,6 @@ class FakeTensorMap(ctypes.Structure):
 
 def random_descriptor(rng):
     """A TensorDescriptor Triton accepts: 16-byte aligned base and strides, power-of-two blocks."""
-    from triton.tools.tensor_descriptor import TensorDescriptor
     dtype = rng.choice(DTYPES)
     element = torch.empty(0, dtype=getattr(torch, dtype)).element_size()
     rank = rng.randint(1, 3)
@@ -47,8 +64,8 @@ def random_descriptor(rng):
         strides[k] = (inner if k == rank - 2 else strides[k + 1] * shape[k + 1])
     numel = max(s * d for s, d in zip(strides, shape))
     base = torch.zeros(numel + 64, dtype=getattr(torch, dtype))
-    padding = "nan" if base.dtype.is_floating_point and rng.random() < 0.3 else "zero"
-    descriptor = TensorDescriptor(base, shape, strides, block, padding)
+    padding = "nan" if "padding" in FIELDS and base.dtype.is_floating_point and rng.random() < 0.3 else "zero"
+    descriptor = make_descriptor(base, shape, strides, block, padding)
     cpp = ("tensordesc", (dtype, base.data_ptr(), shape, strides, block, padding == "nan"))
     return descriptor, cpp, base
 
@@ -78,31 +95,45 @@ def tritons_expansion(descriptor, meta):
         captured["args"] = args
         return "map"
 
-    fake = types.SimpleNamespace(utils=types.SimpleNamespace(fill_tma_descriptor=fill_tma_descriptor))
-    previous = triton.runtime.driver._active  # none on a machine without a GPU
+    class Map:  # Triton 3.4 fills a TmaDescKernelParam; the values it is filled with are what count
+        def fill_(self, *args):
+            captured["args"] = args
+
+    utils = types.SimpleNamespace(fill_tma_descriptor=fill_tma_descriptor, fill_tma_descriptor_tiled=fill_tma_descriptor,
+                                  fill_1d_tma_descriptor=fill_tma_descriptor, fill_2d_tma_descriptor=fill_tma_descriptor)
+    fake = types.SimpleNamespace(utils=utils)
+    previous = dict(vars(triton.runtime.driver))  # its active driver: none on a machine without a GPU
     triton.runtime.driver.set_active(fake)
+    import inspect
+    extra = [None] * (len(inspect.signature(make_tensordesc_arg).parameters) - 2)
     try:
-        return make_tensordesc_arg(descriptor, meta), captured.get("args")
+        values = make_tensordesc_arg(descriptor, meta, *extra)
+        return ["map" if i == 0 and meta is not None else v for i, v in enumerate(values)], captured.get("args")
     finally:
-        triton.runtime.driver._active = previous
+        vars(triton.runtime.driver).update(previous)
 
 
 @pytest.mark.parametrize("target", ["cuda:90", "cuda:80"])
-def test_descriptor_parameters_match_tritons_launcher(target):
+def test_descriptor_parameters_match_tritons_launcher(target, monkeypatch):
     if not os.path.exists(FAKE_DRIVER):
         pytest.fail(f"the stand-in driver is not built: {FAKE_DRIVER}")
-    os.environ["TRITON_JIT_CUDA_DRIVER"] = FAKE_DRIVER
+    # Read once, by the parity module's first driver call; restored for the tests after this one
+    # (a demo started with it would take the stand-in for a GPU).
+    monkeypatch.setenv("TRITON_JIT_CUDA_DRIVER", FAKE_DRIVER)
     fake = ctypes.CDLL(FAKE_DRIVER)
     fake.fake_cuda_last_tensor_map.restype = FakeTensorMap
-    from triton.tools.tensor_descriptor import TensorDescriptor
     describe_json = reference.describe(KERNEL_FILE, "copy_tiles")
-    for dtype, padding in (("float16", "zero"), ("bfloat16", "nan"), ("float32", "zero"), ("float8_e5m2", "zero")):
+    cases = [("float16", "zero", False), ("bfloat16", "nan", False), ("float32", "zero", False),
+             ("float32", "nan", True), ("float8_e5m2", "zero", False)]
+    for dtype, padding, tf32 in cases:
+        if (padding == "nan" and "padding" not in FIELDS) or (tf32 and "round_f32_to_tf32" not in FIELDS):
+            continue  # an option this Triton's TensorDescriptor does not have
         torch_dtype = getattr(torch, dtype)
         x = torch.zeros(256 * 256, dtype=torch_dtype)
-        a = TensorDescriptor(x, [200, 128], [256, 1], [64, 32])
-        b = TensorDescriptor(x[1024:], [100, 256], [256, 1], [64, 32], padding)
-        cpp = [("tensordesc", (dtype, x.data_ptr(), [200, 128], [256, 1], [64, 32], False)),
-               ("tensordesc", (dtype, x[1024:].data_ptr(), [100, 256], [256, 1], [64, 32], padding == "nan")),
+        a = make_descriptor(x, [200, 128], [256, 1], [64, 32])
+        b = make_descriptor(x[1024:], [100, 256], [256, 1], [64, 32], padding, tf32)
+        cpp = [("tensordesc", (dtype, x.data_ptr(), [200, 128], [256, 1], [64, 32], False, False)),
+               ("tensordesc", (dtype, x[1024:].data_ptr(), [100, 256], [256, 1], [64, 32], padding == "nan", tf32)),
                ("int64", 200), ("int64", 128), ("int64", 64), ("int64", 32)]
         request = json.loads(triton_jit_parity.encode(describe_json, cpp)[0])
         request["target"] = target
@@ -125,12 +156,16 @@ def test_descriptor_parameters_match_tritons_launcher(target):
                 want = want.data_ptr()
             assert kind == "bits" and got & 0xFFFFFFFF == int(want) & 0xFFFFFFFF, (got, want, dtype, target)
         if target == "cuda:90":
-            # The last map encoded is b's: what Triton's fill_tma_descriptor is asked, in the driver's order.
-            _, (base, swizzle, elem_size, elem_type, block, shape, strides, nan) = tritons_expansion(b, metas[1])
+            # The last map encoded is b's: what Triton's fill function is asked, in the driver's order.
+            _, asked = tritons_expansion(b, metas[1])
+            if "padding" not in FIELDS:
+                asked = asked[1:]  # Triton 3.4 fills a host buffer first named by its address
+            base, swizzle, elem_size, elem_type, block, shape, strides = asked[:7]
+            nan = asked[7] if len(asked) > 7 else 0
             m = fake.fake_cuda_last_tensor_map()
             assert m.base == base and m.rank == len(shape)
             assert list(m.dims[:m.rank]) == list(reversed(shape))
             assert list(m.box[:m.rank]) == list(reversed(block))
             assert list(m.strides[:m.rank - 1]) == [elem_size * s for s in reversed(strides[:-1])]
-            assert (m.elem_type, m.swizzle, m.fill) == (elem_type, swizzle, nan)
+            assert (m.elem_type, m.swizzle, m.fill) == (elem_type, swizzle, nan), (dtype, padding, tf32)
             assert (m.l2_promotion, m.interleave) == (2, 0)  # L2_128B, no interleave, as Triton's driver.c

@@ -38,6 +38,9 @@ struct KernelMetadata {
   int ptx_version = 0;
   std::string triton_version;
   std::vector<TensorMapLayout> tensor_maps;  // per tensor descriptor parameter, in order; empty: none uses TMA
+  // The i1 flags a descriptor read without TMA passes after its base, shape and strides, as the
+  // compiling Triton's launcher passes them: 0 (3.4), 1 (padding, 3.5 on), 2 (and round_f32_to_tf32, 3.8 on).
+  int descriptor_flags = 1;
 };
 
 // A tiled tensor map (CUtensorMap) to encode for a launch, dimensions innermost first, as

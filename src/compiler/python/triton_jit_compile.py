@@ -397,6 +397,23 @@ _METADATA_FIELDS = ("name", "num_warps", "num_ctas", "shared", "tmem_size", "glo
                     "tensordesc_meta")
 
 
+def _descriptor_flags(backend):
+    """How many i1 flags the installed Triton's launcher passes, after a descriptor's base pointer,
+    shape and strides, for a descriptor the kernel reads without TMA: asked of its own
+    make_tensordesc_arg with a rank-1 probe (none in 3.4; padding from 3.5; round_f32_to_tf32 too
+    from 3.8)."""
+    import importlib
+    import inspect
+    import types
+    driver = importlib.import_module(f"triton.backends.{'amd' if backend == 'hip' else 'nvidia'}.driver")
+    make = getattr(driver, "make_tensordesc_arg", None)
+    if make is None:
+        return 0
+    probe = types.SimpleNamespace(base=0, shape=[1], strides=[1], padding="zero", round_f32_to_tf32=False)
+    extra = [None] * (len(inspect.signature(make).parameters) - 2)
+    return len(make(probe, None, *extra)) - 5  # base, shape, strides, flags, shape, strides
+
+
 def compile(file, module, function, search_path, request_json):
     import triton
     from triton.compiler import make_backend
@@ -430,6 +447,8 @@ def compile(file, module, function, search_path, request_json):
     out["scratch_params"] = int("global_scratch_size" in metadata) + int("profile_scratch_size" in metadata)
     if target.backend == "hip":  # AMD's launcher passes a global scratch pointer whatever the metadata says
         out["scratch_params"] = 1 + int("profile_scratch_size" in metadata)
+    if any(isinstance(t, str) and t.startswith("tensordesc") for t in signature.values()):
+        out["descriptor_flags"] = _descriptor_flags(target.backend)
     out["triton_version"] = triton.__version__
     out["triton_dir"] = triton_dir()
     out["arch"] = str(target.arch)
