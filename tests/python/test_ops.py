@@ -4,6 +4,7 @@ keep a dynamic batch dim symbolic. On the GPU: every op, dtype and input kind ma
 (assert_close's default tolerances), or raises the kind of error ATen raises; opcheck with CUDA
 tensors; a compiled model against eager; 64-bit indexing; ATen stand-ins."""
 import os
+import zlib
 
 import pytest
 import torch
@@ -188,7 +189,7 @@ def test_every_op_has_a_meta_and_a_cuda_kernel():
 @requires_gpu
 @pytest.mark.parametrize("case, kind, dtype", [p[:3] for p in PARAMS], ids=IDS)
 def test_cuda_matches_aten(case, kind, dtype):
-    torch.manual_seed(hash(kind) % 1000)
+    torch.manual_seed(zlib.crc32(kind.encode()) % 1000)  # str hashes differ between processes
     args, kwargs = case.build(kind, dtype, "cuda")
     expected, expected_error = run(case.reference, args, kwargs)
     result, error = run(case.op, args, kwargs)
@@ -206,8 +207,19 @@ def test_cuda_matches_aten(case, kind, dtype):
         except AssertionError:
             if not (case.reorders_sums and r.is_floating_point()):
                 raise
-            exact = tensors(case.reference(*to_float64(args), **kwargs))[position].to(r.dtype)
-            torch.testing.assert_close(r, exact, equal_nan=True)
+            exact = tensors(case.reference(*to_float64(args), **kwargs))[position]
+            try:
+                torch.testing.assert_close(r, exact.to(r.dtype), equal_nan=True)
+            except AssertionError:
+                # A long sum's rounding error grows with its length, and a result near zero after
+                # cancellation is beyond any relative tolerance: ours must then be no further from
+                # the exact result than ATen's own (twice, plus the dtype's tolerance).
+                rtol, atol = {torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5)}.get(r.dtype, (1.3e-6, 1e-5))
+                ours_error = (r.double() - exact).abs()
+                aten_error = (e.double() - exact).abs()
+                allowed = 2 * aten_error + atol + rtol * exact.abs()
+                assert bool((ours_error <= allowed).all()), (
+                    f"ours is {ours_error.max().item():.3g} from the exact sum, ATen {aten_error.max().item():.3g}")
 
 
 def to_float64(args):
