@@ -187,35 +187,45 @@ py::object evaluate_heuristic(const std::string& program_json, const py::list& a
   }
 }
 
+// The slots of a call's Python-described arguments, and what they point into. ("tuple", [items])
+// is a tuple argument: its header slot, then its elements' slots.
+struct CallSlots {
+  std::vector<at::Tensor> keep;
+  std::vector<std::string> strings;
+  std::vector<ArgSlot> slots;
+  bool nested = false;
+
+  explicit CallSlots(const py::list& args) {
+    descriptors().clear();
+    keep.reserve(4096);  // slots point into these: no reallocation
+    strings.reserve(4096);
+    for (auto item : args) add(item);
+  }
+  void add(const py::handle& item) {
+    auto pair = item.cast<py::tuple>();
+    const std::string ctype = pair[0].cast<std::string>();
+    if (ctype != "tuple") {
+      slots.push_back(make_slot(ctype, pair[1], keep, strings));
+      return;
+    }
+    auto elements = pair[1].cast<py::list>();
+    ArgSlot header;
+    header.kind = triton_jit::ArgKind::kTuple;
+    header.size = static_cast<uint32_t>(elements.size());
+    slots.push_back(header);
+    nested = true;
+    for (auto e : elements) add(e);
+  }
+};
+
 PYBIND11_MODULE(triton_jit_parity, m) {
   m.def("concurrent_first_call", &concurrent_first_call);
   m.def("evaluate_heuristic", &evaluate_heuristic);
   m.def("encode", [](const std::string& describe_json, const py::list& args) {
-    descriptors().clear();
     auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
-    std::vector<at::Tensor> keep;
-    std::vector<std::string> strings;
-    keep.reserve(4096);
-    strings.reserve(4096);
-    std::vector<ArgSlot> slots;
-    bool nested = false;
-    // ("tuple", [items]) is a tuple argument: its header slot, then its elements' slots.
-    std::function<void(const py::handle&)> add = [&](const py::handle& item) {
-      auto pair = item.cast<py::tuple>();
-      const std::string ctype = pair[0].cast<std::string>();
-      if (ctype == "tuple") {
-        auto elements = pair[1].cast<py::list>();
-        ArgSlot header;
-        header.kind = triton_jit::ArgKind::kTuple;
-        header.size = static_cast<uint32_t>(elements.size());
-        slots.push_back(header);
-        nested = true;
-        for (auto e : elements) add(e);
-      } else {
-        slots.push_back(make_slot(ctype, pair[1], keep, strings));
-      }
-    };
-    for (auto item : args) add(item);
+    CallSlots call_slots(args);
+    std::vector<ArgSlot>& slots = call_slots.slots;
+    const bool nested = call_slots.nested;
     triton_jit::detail::ResolvedOptions options;
     auto call = std::make_unique<triton_jit::detail::EncodedCall>();
     try {
@@ -240,17 +250,9 @@ PYBIND11_MODULE(triton_jit_parity, m) {
   // map's bytes for a tensor map (encoded by whatever driver TRITON_JIT_CUDA_DRIVER names).
   m.def("expand", [](const std::string& describe_json, const py::list& args, const std::string& metadata_json,
                      const py::bytes& binary, const std::string& target) {
-    descriptors().clear();
     auto sig = triton_jit::detail::parse_kernel_signature(describe_json);
-    std::vector<at::Tensor> keep;
-    std::vector<std::string> strings;
-    keep.reserve(64);
-    strings.reserve(64);
-    std::vector<ArgSlot> slots;
-    for (auto item : args) {
-      auto pair = item.cast<py::tuple>();
-      slots.push_back(make_slot(pair[0].cast<std::string>(), pair[1], keep, strings));
-    }
+    CallSlots call_slots(args);
+    std::vector<ArgSlot>& slots = call_slots.slots;
     const auto parsed = triton_jit::detail::require_target(target, "target");
     auto call = std::make_unique<triton_jit::detail::EncodedCall>();
     triton_jit::detail::ResolvedOptions options;
