@@ -174,8 +174,7 @@ std::size_t compile_threads() {
     char* end = nullptr;
     const long n = std::strtol(set.c_str(), &end, 10);
     if (end != set.c_str() && *end == '\0' && n >= 1) return static_cast<std::size_t>(std::min(n, 64L));
-    log(LogLevel::kWarn, "TRITON_JIT_COMPILE_THREADS='{}' is not a positive number; compiling on one thread", set);
-    return 1;
+    throw ValueError(fmt::format("TRITON_JIT_COMPILE_THREADS='{}': expected a positive number of threads", set));
   }
   return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
 }

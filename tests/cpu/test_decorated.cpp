@@ -336,6 +336,15 @@ TEST(DecoratedMemo, ARepeatedDecoratedCallAllocatesNothing) {
   EXPECT_EQ(allocations, 0);
 }
 
+TEST(Decorated, ABadCompileThreadsSettingIsAnErrorNotAGuess) {
+  auto& f = kernel("scale_tuned");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  setenv("TRITON_JIT_COMPILE_THREADS", "many", 1);
+  const std::string message = error_of([&] { f(grid_by_block(), x, x, 5 * 4096 + 64, 2.0f); });  // a new key
+  unsetenv("TRITON_JIT_COMPILE_THREADS");
+  EXPECT_EQ(message, "TRITON_JIT_COMPILE_THREADS='many': expected a positive number of threads");
+}
+
 int main(int argc, char** argv) {
   setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
   setenv("TRITON_JIT_TARGET", "cuda:90", 1);
