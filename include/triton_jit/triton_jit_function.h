@@ -59,6 +59,7 @@ struct VariantInfo {
 // Per-function counters, cheap to read; updated with relaxed atomics.
 struct FunctionStats {
   uint64_t hits = 0;            // launches that found their variant; counted only while stats are enabled
+  uint64_t remembered = 0;      // of those, decorated calls served by the memo of recent calls (likewise)
   uint64_t variant_misses = 0;  // calls that did not find their variant in memory
   uint64_t compiles = 0;        // variants compiled by Triton in this process
   uint64_t tunings = 0;         // autotune keys benchmarked in this process

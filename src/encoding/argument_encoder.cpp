@@ -418,7 +418,8 @@ Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* sl
 namespace {
 
 // Parameters [0, n) from args; the rest from tail when there is one, else their defaults.
-template <bool HasTail>
+// Keyed: false when the caller knows the variant already and needs the parameters only.
+template <bool HasTail, bool Keyed = true>
 __attribute__((always_inline)) inline void encode_flat(const KernelSignature& sig, const ResolvedOptions& o,
                                                        const ArgSlot* args, std::size_t n, const ArgSlot* tail,
                                                        int device_check, EncodedCall& out) {
@@ -427,14 +428,16 @@ __attribute__((always_inline)) inline void encode_flat(const KernelSignature& si
 
   VariantKey& key = out.key;
   out.num_descriptors = 0;
-  put_header(o, key);
+  if constexpr (Keyed) put_header(o, key);
   const uint32_t entry_words = param_words(np);
   uint64_t entry_word = 0;  // four entries gather in a register, then go out as one store
   auto set_entry = [&](std::size_t i, uint16_t entry) {
-    entry_word |= uint64_t{entry} << (16 * (i % 4));
-    if (i % 4 == 3) {
-      key.words[kHeaderWords + i / 4] = entry_word;
-      entry_word = 0;
+    if constexpr (Keyed) {
+      entry_word |= uint64_t{entry} << (16 * (i % 4));
+      if (i % 4 == 3) {
+        key.words[kHeaderWords + i / 4] = entry_word;
+        entry_word = 0;
+      }
     }
   };
   uint32_t cw = kHeaderWords + entry_words;
@@ -445,7 +448,7 @@ __attribute__((always_inline)) inline void encode_flat(const KernelSignature& si
     const ParamRule& p = rules[i];
     const ArgSlot& s = i < n ? args[i] : HasTail ? tail[i - n] : argument_or_default(sig, args, n, i);
     if (p.is_constexpr) {
-      set_entry(i, put_constexpr(sig, i, s, key, cw));
+      if constexpr (Keyed) set_entry(i, put_constexpr(sig, i, s, key, cw));
       continue;
     }
     if (s.kind == ArgKind::kTensorDescriptor) [[unlikely]] {
@@ -459,10 +462,12 @@ __attribute__((always_inline)) inline void encode_flat(const KernelSignature& si
       ++kp;
     }
   }
-  if (np % 4 != 0) key.words[kHeaderWords + np / 4] = entry_word;
   out.num_kernel_params = kp;
-  key.size = cw;
-  key.finish();
+  if constexpr (Keyed) {
+    if (np % 4 != 0) key.words[kHeaderWords + np / 4] = entry_word;
+    key.size = cw;
+    key.finish();
+  }
 }
 
 }  // namespace
@@ -475,6 +480,12 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& o, const Arg
 void encode_call_split(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* head, std::size_t n_head,
                        const ArgSlot* tail, int device_check, EncodedCall& out) {
   encode_flat<true>(sig, o, head, n_head, tail, device_check, out);
+}
+
+void encode_params_split(const KernelSignature& sig, const ArgSlot* head, std::size_t n_head, const ArgSlot* tail,
+                         int device_check, EncodedCall& out) {
+  const ResolvedOptions unused{};
+  encode_flat<true, false>(sig, unused, head, n_head, tail, device_check, out);
 }
 
 void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* slots,

@@ -63,6 +63,10 @@ void encode_call(const KernelSignature& sig, const ResolvedOptions& options, con
 // decorated call: what the caller passed, then what its decorators set).
 void encode_call_split(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* head,
                        std::size_t n_head, const ArgSlot* tail, int device_check, EncodedCall& out);
+// Only the kernel's parameters (cells, params, descriptors) of such a call, with the same checks,
+// for a caller that knows its variant (Note [Decorated call memo]); the key is left unwritten.
+void encode_params_split(const KernelSignature& sig, const ArgSlot* head, std::size_t n_head, const ArgSlot* tail,
+                         int device_check, EncodedCall& out);
 // The same for arguments that include tuples (TritonJITFunction::launch_nested's slots). A tuple
 // passed to a parameter is specialised element by element, as Triton does; its elements that
 // are not constexpr become kernel parameters in order.

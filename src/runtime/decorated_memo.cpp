@@ -1,18 +1,35 @@
 #include "runtime/decorated_memo.h"
 
 #include "common/settings.h"
+#include "encoding/argument_encoder.h"
+#include "triton_jit/compile_options.h"
 
 namespace triton_jit::detail {
 namespace {
 
-constexpr uint64_t tag_of(const ArgSlot& s) noexcept {
-  return static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
+// An input's kind and dtype, and for a tensor whether it is 16-byte aligned (the variant key's
+// specialisation).
+uint64_t input_tag(const ArgSlot& s) noexcept {
+  const bool aligned = s.kind == ArgKind::kPointer && (s.value.u & 15) == 0;
+  return static_cast<uint64_t>(s.kind) | static_cast<uint64_t>(aligned) << 7 | static_cast<uint64_t>(s.dtype) << 8;
 }
 
-uint64_t options_word(const LaunchConfig& c) noexcept {
-  auto field = [](int v) { return static_cast<uint64_t>(static_cast<uint16_t>(v)); };
-  return field(c.num_warps) | field(c.num_stages) << 16 | field(c.num_ctas) << 32 | field(c.maxnreg) << 48;
+// An output's kind and dtype, in 12 bits.
+uint64_t output_tag(const ArgSlot& s) noexcept {
+  return static_cast<uint64_t>(s.kind) | static_cast<uint64_t>(s.dtype) << 4;
 }
+
+// Options in 26 bits (num_warps, num_stages, num_ctas, maxnreg); false when one does not fit.
+bool pack_options(const LaunchConfig& c, uint64_t& packed) noexcept {
+  const auto nw = static_cast<unsigned>(c.num_warps), ns = static_cast<unsigned>(c.num_stages),
+             nc = static_cast<unsigned>(c.num_ctas), mr = static_cast<unsigned>(c.maxnreg);
+  if (((nw >> 6) | (ns >> 7) | (nc >> 5) | (mr >> 8)) != 0) return false;
+  packed = nw | ns << 6 | nc << 13 | mr << 18;
+  return true;
+}
+
+constexpr int kOutputTagBits = 12;
+constexpr int kOptionBits = 26;
 
 }  // namespace
 
@@ -24,6 +41,8 @@ void DecoratedMemo::configure(const KernelSignature& sig) {
   }
   num_user_ = static_cast<uint8_t>(sig.user_params.size());
   num_outputs_ = static_cast<uint8_t>(sig.decorator_params.size());
+  const std::size_t kind_words = num_outputs_ > kKindsWithOptions ? (num_outputs_ - kKindsWithOptions + 3) / 4 : 0;
+  inputs_at_ = static_cast<uint8_t>(2 + kind_words + num_outputs_);
   for (std::size_t i = 0; i < sig.user_params.size(); ++i) user_at_[i] = static_cast<uint8_t>(sig.user_params[i]);
   for (std::size_t i = 0; i < sig.decorator_params.size(); ++i) {
     output_at_[i] = static_cast<uint8_t>(sig.decorator_params[i]);
@@ -37,77 +56,101 @@ void DecoratedMemo::configure(const KernelSignature& sig) {
   enabled_ = true;
 }
 
-bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, int device, const LaunchConfig& config,
+bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig& config,
                          Inputs& in) const noexcept {
-  // The caller's options in 26 bits; values beyond these take the full path, which reports them.
-  const auto nw = static_cast<unsigned>(config.num_warps), ns = static_cast<unsigned>(config.num_stages),
-             nc = static_cast<unsigned>(config.num_ctas), mr = static_cast<unsigned>(config.maxnreg);
-  if (nw > 63 || ns > 127 || nc > 31 || mr > 255) [[unlikely]] return false;
-  const uint64_t options = nw | ns << 6 | nc << 13 | mr << 18;
-  std::size_t w = 0;
+  // The caller's options; values beyond these take the full path, which reports them.
+  uint64_t options;
+  const std::size_t tag_words = (n + 3) / 4;
+  if (!pack_options(config, options) || tag_words + n > kMaxInputWords) [[unlikely]] return false;
+  in.options = static_cast<uint32_t>(options);
+  // Tags, four to a word, in words [0, tag_words); then the values of scalars and descriptors.
+  // Every value is stored and only those kept (the next store overwrites the others): no branch
+  // on kinds.
+  constexpr unsigned kValueKinds = 1u << static_cast<unsigned>(ArgKind::kBool) |
+                                   1u << static_cast<unsigned>(ArgKind::kInt) |
+                                   1u << static_cast<unsigned>(ArgKind::kUInt) |
+                                   1u << static_cast<unsigned>(ArgKind::kFloat) |
+                                   1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
+  constexpr unsigned kDeviceKinds = 1u << static_cast<unsigned>(ArgKind::kPointer) |
+                                    1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
+  std::size_t w = tag_words;
   uint64_t tags = 0;
-  unsigned in_word = 0;
+  bool refused = false;
+  int first_device = -1;
   for (std::size_t i = 0; i < n; ++i) {
     const ArgSlot& s = args[i];
-    if (s.kind == ArgKind::kString) [[unlikely]] return false;  // its text, not its address, is the value
-    tags |= tag_of(s) << (16 * in_word);
-    if (++in_word == 4) {
-      if (w == kMaxInputWords) [[unlikely]] return false;
-      in.words[w++] = tags;
+    const unsigned kind = static_cast<unsigned>(s.kind);
+    tags |= input_tag(s) << (16 * (i % 4));
+    if (i % 4 == 3) {
+      in.words[i / 4] = tags;
       tags = 0;
-      in_word = 0;
     }
+    uint64_t value = s.value.u;
+    if (s.kind == ArgKind::kTensorDescriptor) [[unlikely]] {
+      // Keyed by its block shape; one the encoder would refuse takes the full path, which says why.
+      const auto& d = *static_cast<const TensorDescriptor*>(s.value.p);
+      if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank) refused = true;
+      else value = descriptor_word(d);
+    }
+    in.words[w] = value;
+    w += (kValueKinds >> kind) & 1;
+    refused |= s.kind == ArgKind::kString;  // its text, not its address, is the value
+    if (first_device < 0 && ((kDeviceKinds >> kind) & 1) != 0 && s.device >= 0) first_device = s.device;
   }
-  if (in_word != 0) {
-    if (w == kMaxInputWords) [[unlikely]] return false;
-    in.words[w++] = tags;
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const ArgSlot& s = args[i];
-    if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone || s.kind == ArgKind::kTensorDescriptor) continue;
-    if (w == kMaxInputWords) [[unlikely]] return false;
-    in.words[w++] = s.value.u;
-  }
-  in.size = w;
-  const uint64_t autotune = hot_settings().autotune.load(std::memory_order_relaxed) ? 1 : 0;
-  in.header = static_cast<uint64_t>(n) | static_cast<uint64_t>(static_cast<uint8_t>(device)) << 8 |
-              static_cast<uint64_t>(w) << 16 | autotune << 24 | options << 25 |
-              static_cast<uint64_t>(generation_.load(std::memory_order_acquire)) << 51;
-  uint64_t h = in.header;
-  for (std::size_t i = 0; i < w; ++i) h = (h ^ in.words[i]) * 0x9E3779B97F4A7C15ull;
-  in.entry = static_cast<std::size_t>(h >> 61);  // kEntries == 8
+  if (refused) [[unlikely]] return false;
+  if (n % 4 != 0) in.words[n / 4] = tags;
+  in.size = static_cast<uint32_t>(w);
+  in.first_device = first_device;
+  const bool extra = config.compile_options != nullptr && !config.compile_options->empty();
+  in.header = static_cast<uint64_t>(config.enable_fp_fusion) << 39 | static_cast<uint64_t>(config.launch_pdl) << 40 |
+              static_cast<uint64_t>(config.launch_cooperative_grid) << 41 | static_cast<uint64_t>(extra) << 42;
   return true;
 }
 
-bool DecoratedMemo::find(Inputs& in, Outputs& out) const noexcept {
+void DecoratedMemo::seal(Inputs& in, int device) const noexcept {
+  const uint64_t autotune = hot_settings().autotune.load(std::memory_order_relaxed) ? 1 : 0;
+  in.header |= static_cast<uint64_t>(in.size) | static_cast<uint64_t>(device & 63) << 6 | autotune << 12 |
+               static_cast<uint64_t>(in.options) << 13 |
+               static_cast<uint64_t>(generation_.load(std::memory_order_acquire)) << 43;
+  uint64_t h = in.header;
+  for (std::size_t i = 0; i < in.size; ++i) h = (h ^ in.words[i]) * 0x9E3779B97F4A7C15ull;
+  in.entry = static_cast<uint32_t>(h >> 61);  // kEntries == 8
+}
+
+bool DecoratedMemo::find(Inputs& in, Outputs& out, const Variant*& variant) const noexcept {
   const Entry& e = entries_[in.entry];
   const uint64_t seq = e.seq.load(std::memory_order_acquire);
   if ((seq & 1) != 0 || e.header.load(std::memory_order_relaxed) != in.header) return false;
-  const std::size_t n = in.size;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (e.words[i].load(std::memory_order_relaxed) != in.words[i]) return false;
-  }
-  const std::size_t tags_at = n + num_outputs_;
+  const std::atomic<uint64_t>* inputs = e.words + inputs_at_;
+  uint64_t differ = 0;
+  for (std::size_t i = 0; i < in.size; ++i) differ |= inputs[i].load(std::memory_order_relaxed) ^ in.words[i];
+  if (differ != 0) return false;
+  const uint64_t kept = e.words[0].load(std::memory_order_relaxed);
+  const uint64_t options = e.words[1].load(std::memory_order_relaxed);
+  const std::atomic<uint64_t>* values = e.words + outputs_at();
   for (std::size_t i = 0; i < num_outputs_; ++i) {
-    const uint64_t tag = e.words[tags_at + i / 4].load(std::memory_order_relaxed) >> (16 * (i % 4));
+    const uint64_t tag =
+        i < kKindsWithOptions
+            ? options >> (kOptionBits + kOutputTagBits * i)
+            : e.words[2 + (i - kKindsWithOptions) / 4].load(std::memory_order_relaxed) >> (16 * ((i - kKindsWithOptions) % 4));
     ArgSlot* s = std::construct_at(&out.slots[i]);
-    s->value.u = e.words[n + i].load(std::memory_order_relaxed);
-    s->kind = static_cast<ArgKind>(tag & 0xFF);
-    s->dtype = static_cast<DType>((tag >> 8) & 0xFF);
+    s->value.u = values[i].load(std::memory_order_relaxed);
+    s->kind = static_cast<ArgKind>(tag & 0xF);
+    s->dtype = static_cast<DType>((tag >> 4) & 0xFF);
   }
-  const uint64_t options = e.words[tags_at + (num_outputs_ + 3) / 4].load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (e.seq.load(std::memory_order_relaxed) != seq) return false;  // written meanwhile
-  in.chosen.num_warps = static_cast<int16_t>(options & 0xFFFF);
-  in.chosen.num_stages = static_cast<int16_t>((options >> 16) & 0xFFFF);
-  in.chosen.num_ctas = static_cast<int16_t>((options >> 32) & 0xFFFF);
-  in.chosen.maxnreg = static_cast<int16_t>(options >> 48);
+  variant = reinterpret_cast<const Variant*>(static_cast<uintptr_t>(kept));
+  in.chosen.num_warps = static_cast<int>(options & 63);
+  in.chosen.num_stages = static_cast<int>((options >> 6) & 127);
+  in.chosen.num_ctas = static_cast<int>((options >> 13) & 31);
+  in.chosen.maxnreg = static_cast<int>((options >> 18) & 255);
   return true;
 }
 
 void DecoratedMemo::invalidate() noexcept {
   generation_.fetch_add(1, std::memory_order_acq_rel);
-  // The generation is kept modulo 2^13 in the entries: clear them too, so that none made before
+  // The generation is kept modulo 2^21 in the entries: clear them too, so that none made before
   // can match again after the count wraps.
   for (std::size_t i = 0; entries_ && i < kEntries; ++i) {
     Entry& e = entries_[i];
@@ -119,30 +162,35 @@ void DecoratedMemo::invalidate() noexcept {
   }
 }
 
-void DecoratedMemo::remember(const Inputs& in, const ArgSlot* slots, const LaunchConfig& config) noexcept {
+void DecoratedMemo::remember(const Inputs& in, const ArgSlot* slots, const LaunchConfig& config,
+                             const Variant* variant) noexcept {
+  uint64_t options;
+  if (!pack_options(config, options)) return;
+  uint64_t kinds[kMaxOutputs / 4 + 1] = {};
   for (std::size_t i = 0; i < num_outputs_; ++i) {
-    const ArgKind kind = slots[output_at_[i]].kind;
-    if (kind == ArgKind::kPointer || kind == ArgKind::kString) return;  // kept as values only
+    const ArgSlot& s = slots[output_at_[i]];
+    if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kString || s.kind == ArgKind::kTensorDescriptor) {
+      return;  // kept as values only
+    }
+    if (i < kKindsWithOptions) {
+      options |= output_tag(s) << (kOptionBits + kOutputTagBits * i);
+    } else {
+      kinds[(i - kKindsWithOptions) / 4] |= output_tag(s) << (16 * ((i - kKindsWithOptions) % 4));
+    }
   }
+  if ((in.header >> 42) & 1) variant = nullptr;  // extra compile options: not packed, so looked up
   Entry& e = entries_[in.entry];
   uint64_t seq = e.seq.load(std::memory_order_relaxed);
   if ((seq & 1) != 0 || !e.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acq_rel)) return;
   std::atomic_thread_fence(std::memory_order_release);
   e.header.store(in.header, std::memory_order_relaxed);
-  const std::size_t n = in.size;
-  for (std::size_t i = 0; i < n; ++i) e.words[i].store(in.words[i], std::memory_order_relaxed);
-  const std::size_t tags_at = n + num_outputs_;
-  uint64_t tags = 0;
+  e.words[0].store(reinterpret_cast<uintptr_t>(variant), std::memory_order_relaxed);
+  e.words[1].store(options, std::memory_order_relaxed);
+  for (std::size_t k = 2; k < outputs_at(); ++k) e.words[k].store(kinds[k - 2], std::memory_order_relaxed);
   for (std::size_t i = 0; i < num_outputs_; ++i) {
-    const ArgSlot& s = slots[output_at_[i]];
-    e.words[n + i].store(s.value.u, std::memory_order_relaxed);
-    tags |= tag_of(s) << (16 * (i % 4));
-    if (i % 4 == 3 || i + 1 == num_outputs_) {
-      e.words[tags_at + i / 4].store(tags, std::memory_order_relaxed);
-      tags = 0;
-    }
+    e.words[outputs_at() + i].store(slots[output_at_[i]].value.u, std::memory_order_relaxed);
   }
-  e.words[tags_at + (num_outputs_ + 3) / 4].store(options_word(config), std::memory_order_relaxed);
+  for (std::size_t i = 0; i < in.size; ++i) e.words[inputs_at_ + i].store(in.words[i], std::memory_order_relaxed);
   e.seq.store(seq + 2, std::memory_order_release);
 }
 

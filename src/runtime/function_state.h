@@ -93,6 +93,7 @@ struct TritonJITFunction::Impl {
   std::atomic<bool> python_heuristics_noted{false};
 
   std::atomic<uint64_t> hits{0};
+  std::atomic<uint64_t> remembered{0};  // hits whose variant came from the memo
   std::atomic<uint64_t> misses{0};
   std::atomic<uint64_t> compiles{0};
   std::atomic<uint64_t> tunings{0};

@@ -217,36 +217,49 @@ __attribute__((noinline, cold)) const Variant* build_remembered(TritonJITFunctio
   return detail::find_or_build_variant(f, o, key, detail::CallArgs{joined->call.slots, f.sig.params.size()});
 }
 
-// The launch of a call whose arguments are final (no decorator left to run). Nested: the slots
-// include tuples (TritonJITFunction::launch_nested). Remembered: a decorated call whose
-// decorators' results come from the memo: parameters [num_args, end) are `rest`, and the options
-// are `chosen` (Note [Decorated call memo]).
+// The launch of a call whose arguments are final (no decorator left to run); returns the variant
+// it launched. Nested: the slots include tuples (TritonJITFunction::launch_nested). Remembered: a
+// decorated call whose decorators' results come from the memo: parameters [num_args, end) are
+// `rest`, the options are `chosen`, and `known` is the variant when the memo kept it (Note
+// [Decorated call memo]). Inlined into each entry (Note [One frame to the driver]).
 template <bool Nested, bool Remembered = false>
-void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const ArgSlot* args, std::size_t num_args,
-                  int device, const ArgSlot* rest = nullptr, const detail::LaunchDefaults* chosen = nullptr) {
-  const ResolvedOptions options =
-      f.resolve(given, device_target(f.sig.name, device), Remembered ? chosen : nullptr);
+__attribute__((always_inline)) inline const Variant* launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given,
+                                                                  const ArgSlot* args, std::size_t num_args, int device,
+                                                                  const ArgSlot* rest = nullptr,
+                                                                  const detail::LaunchDefaults* chosen = nullptr,
+                                                                  const Variant* known = nullptr) {
   EncodedCall call;
-  if constexpr (Nested) {
-    detail::encode_call_nested(f.sig, options, args, num_args, device, call);
-  } else if constexpr (Remembered) {
-    detail::encode_call_split(f.sig, options, args, num_args, rest, device, call);
+  const Variant* v;
+  if (Remembered && known != nullptr) [[likely]] {
+    detail::encode_params_split(f.sig, args, num_args, rest, device, call);
+    v = known;
   } else {
-    detail::encode_call(f.sig, options, args, num_args, device, call);
-  }
-  const Variant* v = f.cache.find(call.key);
-  if (v == nullptr) [[unlikely]] {
-    if constexpr (Remembered) {
-      v = build_remembered(f, options, call.key, args, num_args, rest);
+    const ResolvedOptions options =
+        f.resolve(given, device_target(f.sig.name, device), Remembered ? chosen : nullptr);
+    if constexpr (Nested) {
+      detail::encode_call_nested(f.sig, options, args, num_args, device, call);
+    } else if constexpr (Remembered) {
+      detail::encode_call_split(f.sig, options, args, num_args, rest, device, call);
     } else {
-      v = detail::find_or_build_variant(f, options, call.key, detail::CallArgs{args, num_args, Nested});
+      detail::encode_call(f.sig, options, args, num_args, device, call);
+    }
+    v = f.cache.find(call.key);
+    if (v == nullptr) [[unlikely]] {
+      if constexpr (Remembered) {
+        v = build_remembered(f, options, call.key, args, num_args, rest);
+      } else {
+        v = detail::find_or_build_variant(f, options, call.key, detail::CallArgs{args, num_args, Nested});
+      }
     }
   }
   const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
   if (k == nullptr) [[unlikely]] k = detail::load_on_device(f, *v, device);
   if (call.num_descriptors != 0) [[unlikely]] detail::expand_descriptors(v->metadata, call);
   detail::HotSettings& settings = detail::hot_settings();
-  if (settings.stats.load(std::memory_order_relaxed)) [[unlikely]] f.hits.fetch_add(1, std::memory_order_relaxed);
+  if (settings.stats.load(std::memory_order_relaxed)) [[unlikely]] {
+    f.hits.fetch_add(1, std::memory_order_relaxed);
+    if (Remembered && known != nullptr) f.remembered.fetch_add(1, std::memory_order_relaxed);
+  }
   const LaunchConfig* config = &given;
   LaunchConfig computed;
   if (given.grid_fn != nullptr) [[unlikely]] {
@@ -269,12 +282,13 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
   const detail::LaunchHooks* hooks = settings.hooks.load(std::memory_order_acquire);
   if (hooks == nullptr) [[likely]] {
     ActiveBackend::launch(*k, *config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
-    return;
+    return v;
   }
   LaunchInfo info{f.sig.name.c_str(), v->signature_text.c_str(), config->grid, config->stream, device};
   if (hooks->enter) hooks->enter(info, hooks->user_data);
   ActiveBackend::launch(*k, *config, call.params, call.num_kernel_params, &call.cells[call.num_kernel_params]);
   if (hooks->exit) hooks->exit(info, hooks->user_data);
+  return v;
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_tuples_with_decorators(const TritonJITFunction::Impl& f) {
@@ -283,27 +297,17 @@ void launch_bound(TritonJITFunction::Impl& f, const LaunchConfig& given, const A
                               f.sig.name));
 }
 
-// A repeated decorated call: what the decorators set, from the memo (Note [Decorated call memo]).
-// Inlined up to TritonJITFunction::launch: every frame between it and the driver's call costs a
-// cache miss on its return, the driver having evicted the saved registers.
-__attribute__((always_inline)) inline bool launch_remembered(TritonJITFunction::Impl& f, const LaunchConfig& config,
-                                                             const ArgSlot* args, std::size_t num_args, int device,
-                                                             detail::DecoratedMemo::Inputs& inputs) {
-  const detail::DecoratedMemo& memo = f.memo;
-  if (num_args != memo.num_user() || !memo.pack(args, num_args, device, config, inputs)) return false;
-  detail::DecoratedMemo::Outputs out;
-  if (!memo.find(inputs, out)) return false;
-  if (memo.user_first()) [[likely]] {
-    launch_bound<false, true>(f, config, args, num_args, device, out.slots, &inputs.chosen);
-    return true;
-  }
-  detail::PreparedCall call;  // parameters the decorators set come between the caller's
-  const uint8_t* user_at = memo.user_at();
-  for (std::size_t i = 0; i < num_args; ++i) std::construct_at(&call.slots[user_at[i]], args[i]);
-  const uint8_t* output_at = memo.output_at();
-  for (std::size_t i = 0; i < memo.num_outputs(); ++i) std::construct_at(&call.slots[output_at[i]], out.slots[i]);
-  launch_bound<false, true>(f, config, call.slots, f.sig.params.size(), device, nullptr, &inputs.chosen);
-  return true;
+// Note [One frame to the driver]
+// The driver's launch evicts most of what the caller had in cache, its stack included: after it
+// returns, every frame on the way back costs a miss on the registers it saved (~10 ns each on
+// the H200 VMs). So a hit reaches the driver through one frame of ours and the backend's:
+// TritonJITFunction::launch only tail-calls an entry (plain, decorated, nested), and each entry
+// has launch_bound inlined. The rarer ways (decorators run, parameters set between the
+// caller's) have frames of their own; they are not hits of the kind this saves.
+
+__attribute__((noinline)) void launch_plain(TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
+                                            std::size_t num_args) {
+  launch_bound<false>(f, config, args, num_args, launch_device(config, args, num_args));
 }
 
 // The decorators run: a call the memo does not know (Note [Decorated calls]).
@@ -313,39 +317,73 @@ __attribute__((noinline)) void launch_decorators_run(TritonJITFunction::Impl& f,
   detail::PreparedCall call;
   call.config = config;
   const detail::Binding binding = detail::bind_decorated(f.sig, args, num_args, call);
-  if (binding == detail::Binding::kDecorated) {
-    detail::run_decorators(f, call, 0, device);
-    if (inputs != nullptr) f.memo.remember(*inputs, call.slots, call.config);
-  }
-  launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
+  const bool remember = binding == detail::Binding::kDecorated && inputs != nullptr;
+  if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
+  const Variant* v = launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
+  if (remember) f.memo.remember(*inputs, call.slots, call.config, v);
 }
 
-// A kernel with @triton.heuristics or @triton.autotune.
-__attribute__((always_inline)) inline void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
+// A remembered call of a kernel whose decorators set parameters between the caller's: the
+// parameters are put in order first.
+__attribute__((noinline)) void launch_remembered_interleaved(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                             const ArgSlot* args, std::size_t num_args, int device,
+                                                             const ArgSlot* set, const detail::LaunchDefaults& chosen,
+                                                             const Variant* known) {
+  const detail::DecoratedMemo& memo = f.memo;
+  detail::PreparedCall call;
+  const uint8_t* user_at = memo.user_at();
+  for (std::size_t i = 0; i < num_args; ++i) std::construct_at(&call.slots[user_at[i]], args[i]);
+  const uint8_t* output_at = memo.output_at();
+  for (std::size_t i = 0; i < memo.num_outputs(); ++i) std::construct_at(&call.slots[output_at[i]], set[i]);
+  launch_bound<false, true>(f, config, call.slots, f.sig.params.size(), device, nullptr, &chosen, known);
+}
+
+// A kernel with @triton.heuristics or @triton.autotune. A repeated call takes what the
+// decorators set from the memo (Note [Decorated call memo]); the others run them.
+__attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                 const ArgSlot* args, std::size_t num_args) {
+  const detail::DecoratedMemo& memo = f.memo;
+  detail::DecoratedMemo::Inputs inputs;
+  if (memo.enabled() && num_args == memo.num_user() && memo.pack(args, num_args, config, inputs)) [[likely]] {
+    // Note [Launch device], from what pack() saw.
+    int device = config.device >= 0 ? config.device : inputs.first_device;
+    if (device < 0) [[unlikely]] device = ActiveBackend::current_device();
+    if (device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
+    memo.seal(inputs, device);
+    detail::DecoratedMemo::Outputs out;
+    const Variant* known;
+    if (memo.find(inputs, out, known)) [[likely]] {
+      if (memo.user_first()) [[likely]] {
+        launch_bound<false, true>(f, config, args, num_args, device, out.slots, &inputs.chosen, known);
+      } else {
+        launch_remembered_interleaved(f, config, args, num_args, device, out.slots, inputs.chosen, known);
+      }
+      return;
+    }
+    launch_decorators_run(f, config, args, num_args, device, &inputs);
+    return;
+  }
   const int device = launch_device(config, args, num_args);
   if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
-  detail::DecoratedMemo::Inputs inputs;
-  inputs.size = 0;
-  if (f.memo.enabled() && launch_remembered(f, config, args, num_args, device, inputs)) [[likely]] return;
-  launch_decorators_run(f, config, args, num_args, device, inputs.size != 0 ? &inputs : nullptr);
+  launch_decorators_run(f, config, args, num_args, device, nullptr);
+}
+
+__attribute__((noinline)) void launch_with_tuples(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                  const ArgSlot* slots, std::size_t num_slots) {
+  if (f.sig.decorated()) [[unlikely]] throw_tuples_with_decorators(f);
+  launch_bound<true>(f, config, slots, num_slots, launch_device(config, slots, num_slots));
 }
 
 }  // namespace
 
 void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) [[unlikely]] {
-    launch_decorated(f, config, args, num_args);
-    return;
-  }
-  launch_bound<false>(f, config, args, num_args, launch_device(config, args, num_args));
+  if (f.sig.decorated()) [[unlikely]] return launch_decorated(f, config, args, num_args);
+  launch_plain(f, config, args, num_args);
 }
 
 void TritonJITFunction::launch_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const {
-  Impl& f = *impl_;
-  if (f.sig.decorated()) [[unlikely]] throw_tuples_with_decorators(f);
-  launch_bound<true>(f, config, slots, num_slots, launch_device(config, slots, num_slots));
+  launch_with_tuples(*impl_, config, slots, num_slots);
 }
 
 namespace {
@@ -544,6 +582,7 @@ std::vector<ParamInfo> TritonJITFunction::params() const {
 FunctionStats TritonJITFunction::stats() const noexcept {
   FunctionStats s;
   s.hits = impl_->hits.load(std::memory_order_relaxed);
+  s.remembered = impl_->remembered.load(std::memory_order_relaxed);
   s.load_seconds = static_cast<double>(impl_->load_nanoseconds.load(std::memory_order_relaxed)) * 1e-9;
   s.variant_misses = impl_->misses.load(std::memory_order_relaxed);
   s.compiles = impl_->compiles.load(std::memory_order_relaxed);

@@ -320,6 +320,39 @@ TEST(DecoratedMemo, AParameterSetBetweenTheCallersIsPlacedRight) {
   set_recording(true, 0);
 }
 
+// The memo keeps the variant a call launched, so what else selects a variant is part of what it
+// remembers: a tensor's 16-byte alignment. A misaligned tensor must not get the aligned variant,
+// and the checks the encoder makes still run.
+TEST(DecoratedMemo, ARepeatedCallLaunchesTheVariantItsArgumentsSelect) {
+  auto& f = const_cast<TritonJITFunction&>(kernel("scale_tuned"));
+  auto aligned = device_pointer(g_x, DType::kFloat32, 0);
+  auto misaligned = device_pointer(g_x + 1, DType::kFloat32, 0);
+  auto out = device_pointer(g_out, DType::kFloat32, 0);
+  WatchLaunches watch;
+  f.force_autotune_config(1);  // BLOCK=128
+  set_recording(true, 1);
+  triton_jit::set_stats_enabled(true);
+  const auto before = f.stats();
+  for (int i = 0; i < 12; ++i) {
+    f(grid_by_block(), i % 3 == 2 ? misaligned : aligned, out, 4096, 2.0f);
+    EXPECT_TRUE(launched(i % 3 == 2 ? "x_ptr: *fp32, " : "x_ptr: *fp32:16, ")) << i << ": " << g_launched;
+    EXPECT_TRUE(launched("BLOCK=128, EVEN=True")) << i << ": " << g_launched;
+    EXPECT_EQ(last_launch().params[0], reinterpret_cast<uint64_t>(i % 3 == 2 ? g_x + 1 : g_x)) << i;
+  }
+  const auto after = f.stats();
+  triton_jit::set_stats_enabled(false);
+  set_recording(true, 0);
+  EXPECT_EQ(after.hits - before.hits, 12u);
+  EXPECT_GE(after.remembered - before.remembered, 10u) << "the memo answered the repeated calls";
+
+  auto elsewhere = device_pointer(g_out, DType::kFloat32, 1);
+  const std::string message = error_of([&] { f(grid_by_block(), aligned, elsewhere, 4096, 2.0f); });
+  EXPECT_NE(message.find("scale_tuned: argument 1 'out_ptr'"), std::string::npos) << message;
+  EXPECT_NE(message.find("expected a CUDA tensor on device 0, got a tensor on CUDA device 1"), std::string::npos)
+      << message;
+  f.force_autotune_config(-1);
+}
+
 TEST(DecoratedMemo, ARepeatedDecoratedCallAllocatesNothing) {
   if (!kAllocationCountingAvailable) GTEST_SKIP() << "allocation counting is off under sanitizers";
   auto& f = kernel("scale_tuned");
