@@ -200,21 +200,15 @@ __attribute__((noinline)) void top_level_slots(const TritonJITFunction::Impl& f,
   for (std::size_t i = 0; i < f.sig.params.size(); ++i) out[i] = args.param(f.sig, i);
 }
 
-// A decorated call's parameters in one array: the caller's arguments, then what its decorators
-// set (kept apart on the remembered path, see launch_bound).
-struct Joined {
-  detail::PreparedCall call;
-  Joined(const TritonJITFunction::Impl& f, const ArgSlot* args, std::size_t n, const ArgSlot* rest) {
-    for (std::size_t i = 0; i < n; ++i) std::construct_at(&call.slots[i], args[i]);
-    for (std::size_t i = n; i < f.sig.params.size(); ++i) std::construct_at(&call.slots[i], rest[i - n]);
-  }
-};
-
+// A remembered call whose variant is missing (rare: the memo keeps the variant of the calls it
+// answers): the compile needs the parameters in one array, the caller's then the decorators'.
 __attribute__((noinline, cold)) const Variant* build_remembered(TritonJITFunction::Impl& f, const ResolvedOptions& o,
                                                                 const detail::VariantKey& key, const ArgSlot* args,
                                                                 std::size_t n, const ArgSlot* rest) {
-  auto joined = std::make_unique<Joined>(f, args, n, rest);
-  return detail::find_or_build_variant(f, o, key, detail::CallArgs{joined->call.slots, f.sig.params.size()});
+  auto call = std::make_unique<detail::PreparedCall>();
+  for (std::size_t i = 0; i < n; ++i) std::construct_at(&call->slots[i], args[i]);
+  for (std::size_t i = n; i < f.sig.params.size(); ++i) std::construct_at(&call->slots[i], rest[i - n]);
+  return detail::find_or_build_variant(f, o, key, detail::CallArgs{call->slots, f.sig.params.size()});
 }
 
 // The launch of a call whose arguments are final (no decorator left to run); returns the variant

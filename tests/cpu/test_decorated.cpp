@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 
+#include <triton_jit/compile_options.h>
 #include <triton_jit/triton_jit.h>
 
 #include "../common/allocation_counter.h"
@@ -351,6 +352,64 @@ TEST(DecoratedMemo, ARepeatedCallLaunchesTheVariantItsArgumentsSelect) {
   EXPECT_NE(message.find("expected a CUDA tensor on device 0, got a tensor on CUDA device 1"), std::string::npos)
       << message;
   f.force_autotune_config(-1);
+}
+
+// Extra compile options are not packed into the memo's inputs, so a call with some keeps no
+// variant there: it looks its variant up, and options changed in place select a new one.
+TEST(DecoratedMemo, CallsWithCompileOptionsLookTheirVariantUp) {
+  auto& f = const_cast<TritonJITFunction&>(kernel("scale_tuned"));
+  auto x = device_pointer(g_x, DType::kFloat32, 0);
+  auto out = device_pointer(g_out, DType::kFloat32, 0);
+  f.force_autotune_config(1);
+  triton_jit::CompileOptions options;
+  options.set("sanitize_overflow", false);
+  LaunchConfig c = grid_by_block();
+  c.compile_options = &options;
+  triton_jit::set_stats_enabled(true);
+  f(c, x, out, 4096, 2.0f);
+  const auto before = f.stats();
+  f(c, x, out, 4096, 2.0f);
+  f(c, x, out, 4096, 2.0f);
+  auto after = f.stats();
+  EXPECT_EQ(after.hits - before.hits, 2u);
+  EXPECT_EQ(after.remembered, before.remembered) << "no variant is kept for calls with extra options";
+  options.set("sanitize_overflow", true);  // the same object, other options: another variant
+  f(c, x, out, 4096, 2.0f);
+  after = f.stats();
+  triton_jit::set_stats_enabled(false);
+  EXPECT_EQ(after.compiles, before.compiles + 1);
+  EXPECT_EQ(last_launch().block_x, 128u);
+  f.force_autotune_config(-1);
+}
+
+// Entries are seqlocks: threads that keep replacing them (more keys than entries) while others
+// read must each get what the decorators would set for their own call.
+thread_local std::string t_launched;
+void note_launch_here(const triton_jit::LaunchInfo& info, void*) { t_launched = info.signature; }
+
+TEST(DecoratedMemo, ThreadsReplacingEntriesEachGetTheirOwnCallsValues) {
+  auto& f = const_cast<TritonJITFunction&>(kernel("scale_tuned"));
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  f.force_autotune_config(1);  // BLOCK=128
+  triton_jit::set_launch_hooks(&note_launch_here, nullptr, nullptr);
+  constexpr int kThreads = 4, kCalls = 300, kSizes = 24;  // three times the memo's entries
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        const int64_t n = 128 * (1 + (i * 7 + t) % kSizes) + ((i + t) % 2 ? 0 : 5);
+        f(grid_by_block(), x, out, n, 2.0f);
+        const bool even = t_launched.find(n % 128 == 0 ? "EVEN=True" : "EVEN=False") != std::string::npos;
+        if (!even || t_launched.find("BLOCK=128") == std::string::npos) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  triton_jit::set_launch_hooks(nullptr, nullptr, nullptr);
+  f.force_autotune_config(-1);
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(DecoratedMemo, ARepeatedDecoratedCallAllocatesNothing) {
