@@ -334,17 +334,19 @@ TEST(DecoratedMemo, ARepeatedCallLaunchesTheVariantItsArgumentsSelect) {
   set_recording(true, 1);
   triton_jit::set_stats_enabled(true);
   const auto before = f.stats();
+  // In runs of four: the two calls' entries may be the same one, each replacing the other.
   for (int i = 0; i < 12; ++i) {
-    f(grid_by_block(), i % 3 == 2 ? misaligned : aligned, out, 4096, 2.0f);
-    EXPECT_TRUE(launched(i % 3 == 2 ? "x_ptr: *fp32, " : "x_ptr: *fp32:16, ")) << i << ": " << g_launched;
+    const bool off = i / 4 == 1;
+    f(grid_by_block(), off ? misaligned : aligned, out, 4096, 2.0f);
+    EXPECT_TRUE(launched(off ? "x_ptr: *fp32, " : "x_ptr: *fp32:16, ")) << i << ": " << g_launched;
     EXPECT_TRUE(launched("BLOCK=128, EVEN=True")) << i << ": " << g_launched;
-    EXPECT_EQ(last_launch().params[0], reinterpret_cast<uint64_t>(i % 3 == 2 ? g_x + 1 : g_x)) << i;
+    EXPECT_EQ(last_launch().params[0], reinterpret_cast<uint64_t>(off ? g_x + 1 : g_x)) << i;
   }
   const auto after = f.stats();
   triton_jit::set_stats_enabled(false);
   set_recording(true, 0);
   EXPECT_EQ(after.hits - before.hits, 12u);
-  EXPECT_GE(after.remembered - before.remembered, 10u) << "the memo answered the repeated calls";
+  EXPECT_GE(after.remembered - before.remembered, 9u) << "the memo answered the repeated calls";
 
   auto elsewhere = device_pointer(g_out, DType::kFloat32, 1);
   const std::string message = error_of([&] { f(grid_by_block(), aligned, elsewhere, 4096, 2.0f); });

@@ -118,3 +118,27 @@ TEST_F(GpuDecorated, ResetToZeroKeepsAnAccumulatingKernelRight) {
   }
   EXPECT_EQ(k.stats().tunings, 2u);
 }
+
+// Note [Decorated call memo]: a repeated call launches the variant the memo kept, which is only
+// right when the tensors' alignment is part of what it remembers. A view one element in is not
+// 16-byte aligned: given the aligned variant's vector loads it would fault or read wrong data.
+TEST_F(GpuDecorated, RepeatedCallsOnAlignedAndMisalignedViewsMatchTorch) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "scale_tuned");
+  at::Tensor base = at::randn({8193}, cuda());
+  at::Tensor aligned = base.narrow(0, 0, 8192), misaligned = base.narrow(0, 1, 8192);
+  LaunchConfig c = on_current_stream();
+  c.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+    return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
+  };
+  triton_jit::set_stats_enabled(true);
+  const auto before = k.stats();
+  for (int i = 0; i < 12; ++i) {  // in runs of four (the two calls' entries may be the same one)
+    const at::Tensor& x = i / 4 == 1 ? misaligned : aligned;
+    at::Tensor out = at::full({8192}, std::nan(""), cuda());
+    k(c, x, out, 8192, 3.0f);
+    EXPECT_TRUE(at::allclose(out, x * 3.0)) << i;
+  }
+  const auto after = k.stats();
+  triton_jit::set_stats_enabled(false);
+  EXPECT_GE(after.remembered - before.remembered, 8u) << "the memo answered the repeated calls";
+}

@@ -124,6 +124,48 @@ TEST_F(TwoGpus, TensorsOnTwoDevicesAreAnError) {
   }
 }
 
+// A decorated kernel's memo keeps each device's calls apart, and mixing devices is still refused
+// when the memo knows the call.
+TEST_F(TwoGpus, DecoratedCallsOnEachDeviceAreRememberedApart) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "scale_tuned");
+  auto config = [](int device) {
+    LaunchConfig c;
+    c.stream = reinterpret_cast<triton_jit::Stream>(c10::cuda::getCurrentCUDAStream(device).stream());
+    c.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+      return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
+    };
+    return c;
+  };
+  triton_jit::set_stats_enabled(true);
+  const auto before = k.stats();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int device : {0, 1}) {
+      for (int i = 0; i < 4; ++i) {  // the first of each four may miss (the other device's entry)
+        at::Tensor x = at::randn({4000}, on(device));
+        at::Tensor out = at::empty_like(x);
+        k(config(device), x, out, x.numel(), 3.0f);
+        c10::cuda::getCurrentCUDAStream(device).synchronize();
+        EXPECT_TRUE(at::allclose(out, x * 3.0)) << "device " << device << ", call " << i;
+      }
+    }
+  }
+  const auto after = k.stats();
+  triton_jit::set_stats_enabled(false);
+  EXPECT_GE(after.remembered - before.remembered, 12u);
+  at::Tensor x = at::randn({4000}, on(0));
+  at::Tensor out = at::empty({4000}, on(1));
+  try {
+    k(config(0), x, out, 4000, 3.0f);
+    ADD_FAILURE() << "tensors on devices 0 and 1 were launched together";
+  } catch (const triton_jit::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("scale_tuned: argument 1 'out_ptr' expected a CUDA tensor on device 0, got a tensor on CUDA "
+                        "device 1"),
+              std::string::npos)
+        << what;
+  }
+}
+
 // ---- CUDA graphs ----------------------------------------------------------------------------
 
 TEST_F(Production, AtenCudaGraphReplaysCapturedLaunches) {
