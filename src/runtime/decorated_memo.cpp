@@ -31,6 +31,17 @@ bool pack_options(const LaunchConfig& c, uint64_t& packed) noexcept {
 constexpr int kOutputTagBits = 12;
 constexpr int kOptionBits = 26;
 
+// The header's fields, low bit first: the input words (6 bits), the device (6), autotuning on (1),
+// the caller's options (26), its compile flags (3), extra compile options given (1), the
+// generation (the 21 bits left).
+constexpr int kDeviceShift = 6;
+constexpr int kAutotuneShift = 12;
+constexpr int kOptionsShift = 13;
+constexpr int kFlagsShift = kOptionsShift + kOptionBits;
+constexpr int kExtraShift = kFlagsShift + 3;
+constexpr int kGenerationShift = kExtraShift + 1;
+static_assert(DecoratedMemo::kMaxInputWords < (1u << kDeviceShift) && kGenerationShift < 64);
+
 }  // namespace
 
 void DecoratedMemo::configure(const KernelSignature& sig) {
@@ -102,16 +113,18 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
   in.size = static_cast<uint32_t>(w);
   in.first_device = first_device;
   const bool extra = config.compile_options != nullptr && !config.compile_options->empty();
-  in.header = static_cast<uint64_t>(config.enable_fp_fusion) << 39 | static_cast<uint64_t>(config.launch_pdl) << 40 |
-              static_cast<uint64_t>(config.launch_cooperative_grid) << 41 | static_cast<uint64_t>(extra) << 42;
+  in.header = (static_cast<uint64_t>(config.enable_fp_fusion) | static_cast<uint64_t>(config.launch_pdl) << 1 |
+               static_cast<uint64_t>(config.launch_cooperative_grid) << 2)
+                  << kFlagsShift |
+              static_cast<uint64_t>(extra) << kExtraShift;
   return true;
 }
 
 void DecoratedMemo::seal(Inputs& in, int device) const noexcept {
   const uint64_t autotune = hot_settings().autotune.load(std::memory_order_relaxed) ? 1 : 0;
-  in.header |= static_cast<uint64_t>(in.size) | static_cast<uint64_t>(device & 63) << 6 | autotune << 12 |
-               static_cast<uint64_t>(in.options) << 13 |
-               static_cast<uint64_t>(generation_.load(std::memory_order_acquire)) << 43;
+  in.header |= static_cast<uint64_t>(in.size) | static_cast<uint64_t>(device & 63) << kDeviceShift |
+               autotune << kAutotuneShift | static_cast<uint64_t>(in.options) << kOptionsShift |
+               static_cast<uint64_t>(generation_.load(std::memory_order_acquire)) << kGenerationShift;
   uint64_t h = in.header;
   for (std::size_t i = 0; i < in.size; ++i) h = (h ^ in.words[i]) * 0x9E3779B97F4A7C15ull;
   in.entry = static_cast<uint32_t>(h >> 61);  // kEntries == 8
@@ -178,7 +191,7 @@ void DecoratedMemo::remember(const Inputs& in, const ArgSlot* slots, const Launc
       kinds[(i - kKindsWithOptions) / 4] |= output_tag(s) << (16 * ((i - kKindsWithOptions) % 4));
     }
   }
-  if ((in.header >> 42) & 1) variant = nullptr;  // extra compile options: not packed, so looked up
+  if ((in.header >> kExtraShift) & 1) variant = nullptr;  // extra compile options: not packed, so looked up
   Entry& e = entries_[in.entry];
   uint64_t seq = e.seq.load(std::memory_order_relaxed);
   if ((seq & 1) != 0 || !e.seq.compare_exchange_strong(seq, seq + 1, std::memory_order_acq_rel)) return;

@@ -108,7 +108,7 @@ class DecoratedMemo {
   uint8_t num_user_ = 0;
   uint8_t num_outputs_ = 0;
   uint8_t inputs_at_ = 0;
-  std::atomic<uint32_t> generation_{0};  // 12 bits of it are kept in an entry
+  std::atomic<uint32_t> generation_{0};  // 21 bits of it are kept in an entry
   std::unique_ptr<Entry[]> entries_;
   uint8_t output_at_[kMaxOutputs] = {};
   uint8_t user_at_[kMaxParams] = {};

@@ -334,6 +334,8 @@ __attribute__((noinline)) void launch_remembered_interleaved(TritonJITFunction::
 
 // A kernel with @triton.heuristics or @triton.autotune. A repeated call takes what the
 // decorators set from the memo (Note [Decorated call memo]); the others run them.
+static_assert(kMaxDevices <= 64, "the memo's header keeps the launch device in 6 bits");
+
 __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                 const ArgSlot* args, std::size_t num_args) {
   const detail::DecoratedMemo& memo = f.memo;
