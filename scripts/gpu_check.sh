@@ -45,10 +45,10 @@ stage "C++ suites"
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge
-       test_launch_path test_decorated test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production)
+       test_launch_path test_decorated test_hooks test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production)
 for t in "${tests[@]}"; do
   timeout 900 "$build/bin/$t" --gtest_output="json:$results/$t.json" > "$out/$t.txt" 2>&1
-  grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul ' "$out/$t.txt"
+  grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul |^attention |^tma matmul ' "$out/$t.txt"
 done
 stage "pytest (GPU-facing)"
 TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rsP "$root/tests/python/test_torch_ops.py" \

@@ -9,9 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/heuristic_program.h"
+#include "decorators/decorator_specs.h"
 #include "encoding/type_token.h"
 #include "triton_jit/arguments.h"
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace triton_jit::detail {
 
@@ -33,57 +35,6 @@ struct ParamRule {
   bool specialize;
   bool align;
   TypeToken annotation;
-};
-
-// Options a kernel's decorator supplies (an autotune config), 0 when absent.
-struct LaunchDefaults {
-  int num_warps = 0;
-  int num_stages = 0;
-  int num_ctas = 0;
-  int maxnreg = 0;
-};
-
-// After the kernel's parameters, a decorated call's argument array holds the options an
-// autotuner passes to what it wraps (heuristics inside it may read them).
-inline constexpr std::size_t kOptionSlots = 4;  // num_warps, num_stages, num_ctas, maxnreg
-
-// One @triton.autotune config.
-struct AutotuneConfig {
-  std::vector<std::pair<std::size_t, ArgSlot>> kwargs;  // parameter index, value; strings in string_storage
-  LaunchDefaults options;
-  ArgSlot option_slots[kOptionSlots];  // what heuristics inside the autotuner read (maxnreg: None when unset)
-  std::string text;  // "BLOCK_M=128, BLOCK_N=64, num_warps=4, num_stages=3", for messages
-};
-
-// A @triton.autotune decorator.
-struct AutotuneSpec {
-  std::size_t decorator = 0;               // its place in the chain, outermost 0
-  std::vector<std::size_t> key_params;     // parameters named by `key` (other names are skipped, as Triton does)
-  std::vector<std::string> key_names;
-  std::vector<AutotuneConfig> configs;
-  std::vector<std::size_t> reset_to_zero;  // parameter indices
-  std::vector<std::size_t> restore_value;
-  bool prune = false;                      // prune_configs_by (early_config_prune or perf_model), run in Python
-  double warmup_ms = 25;                   // do_bench's warmup and rep (the decorator's warmup=, rep=)
-  double rep_ms = 100;
-  std::vector<std::string> hooks;          // user hooks C++ cannot run; calling the kernel is an error
-  std::string configs_digest;              // identifies the configs (a tuning result is for these)
-};
-
-// One value of a @triton.heuristics decorator.
-struct HeuristicSpec {
-  std::size_t decorator = 0;
-  std::string name;
-  std::size_t param = 0;                   // the parameter it sets
-  std::optional<HeuristicProgram> program;  // empty: evaluated in Python
-  std::string untranslated;                // why not
-};
-
-// A step of the decorator chain, outermost first: a range of heuristics, or the autotuner.
-struct DecoratorStep {
-  bool autotune = false;
-  std::size_t first = 0;  // heuristics: [first, first + count) of KernelSignature::heuristics
-  std::size_t count = 0;
 };
 
 struct KernelSignature {
@@ -109,5 +60,11 @@ struct KernelSignature {
 
 // Parses describe()'s JSON. Throws Error on malformed input.
 KernelSignature parse_kernel_signature(std::string_view json);
+
+// A tagged value of describe()'s JSON ({"int": 3}, ...) as a slot; strings are kept in the
+// signature's storage. Sets `error` (what the value is) when C++ cannot pass it.
+ArgSlot slot_from_tagged(const nlohmann::json& tagged, KernelSignature& sig, std::string& error);
+// The index of parameter `name`; throws Error naming `what` refers to it.
+std::size_t param_index(const KernelSignature& sig, const std::string& name, const char* what);
 
 }  // namespace triton_jit::detail

@@ -17,7 +17,7 @@
 #include "compiler/compiler_bridge.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
-#include "runtime/decorated_memo.h"
+#include "decorators/decorated_memo.h"
 #include "triton_jit/triton_jit_function.h"
 
 namespace triton_jit::detail {

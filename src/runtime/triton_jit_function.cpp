@@ -14,8 +14,8 @@
 #include "common/env.h"
 #include "common/fork_guard.h"
 #include "common/settings.h"
-#include "runtime/autotuner.h"
-#include "runtime/decorators.h"
+#include "decorators/autotuner.h"
+#include "decorators/decorators.h"
 #include "runtime/function_state.h"
 #include "runtime/tensor_descriptors.h"
 #include "runtime/variant_builder.h"
@@ -313,6 +313,7 @@ __attribute__((noinline)) void launch_decorators_run(TritonJITFunction::Impl& f,
   const detail::Binding binding = detail::bind_decorated(f.sig, args, num_args, call);
   const bool remember = binding == detail::Binding::kDecorated && inputs != nullptr;
   if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
+  if (call.launch_hook != nullptr) [[unlikely]] detail::write_hooked(f.sig, *call.launch_hook, call);
   const Variant* v = launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
   if (remember) f.memo.remember(*inputs, call.slots, call.config, v);
 }

@@ -198,9 +198,9 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
   }
   if (f->sig.autotune && !f->sig.autotune->hooks.empty()) {
     std::string hooks;
-    for (const auto& h : f->sig.autotune->hooks) hooks += (hooks.empty() ? "" : ", ") + h;
-    throw Error(fmt::format("{}: its @triton.autotune has {}, Python code that triton_jit does not run around C++ "
-                            "launches; use reset_to_zero / restore_value, or drop the hook",
+    for (const auto& h : f->sig.autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;
+    throw Error(fmt::format("{}: its @triton.autotune runs Python code that triton_jit cannot run around C++ launches: "
+                            "{}",
                             f->sig.name, hooks));
   }
   if (f->sig.params.size() > kMaxParams) {

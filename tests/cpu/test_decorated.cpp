@@ -160,11 +160,6 @@ TEST(Decorated, AWrongCountNamesWhatTheDecoratorsSet) {
             "@triton.autotune and EVEN from @triton.heuristics (pass all 6 parameters to set them yourself)");
 }
 
-TEST(Decorated, ConfigHooksAreAClearErrorAtLoad) {
-  EXPECT_EQ(error_of([] { kernel("with_hook"); }).substr(0, 66),
-            "with_hook: its @triton.autotune has configs[0].pre_hook (<lambda>)");
-}
-
 TEST(Decorated, ConcurrentFirstCallsWithOneKeyTuneOnce) {
   auto& f = kernel("scale_tuned");
   auto x = device_pointer(g_x, DType::kFloat32);

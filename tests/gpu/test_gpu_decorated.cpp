@@ -1,11 +1,18 @@
 // Decorated kernels on a real GPU, called as they are written: an autotuned matmul (fp16, bf16;
 // square, skinny and non-multiple shapes), a softmax whose BLOCK comes from a heuristic, an
-// EVEN-style heuristic on divisible and non-divisible sizes, and an accumulating kernel with
-// reset_to_zero. Every result is checked against PyTorch on fresh random inputs.
+// EVEN-style heuristic on divisible and non-divisible sizes, an accumulating kernel with
+// reset_to_zero, and Hopper kernels whose config pre_hooks set descriptor block shapes (an
+// attention forward, a persistent TMA matmul). Every result is checked against PyTorch on fresh random inputs.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 #include <triton_jit/torch.h>
@@ -141,4 +148,92 @@ TEST_F(GpuDecorated, RepeatedCallsOnAlignedAndMisalignedViewsMatchTorch) {
   const auto after = k.stats();
   triton_jit::set_stats_enabled(false);
   EXPECT_GE(after.remembered - before.remembered, 8u) << "the memo answered the repeated calls";
+}
+
+// Note [Config hooks]: Hopper kernels written as libraries write them, whose configs' pre_hooks
+// give the caller's descriptors the block shapes they tile by; tuned from C++ and checked against
+// torch for every config.
+TEST_F(GpuDecorated, AttentionForwardWithDescriptorsTiledByAPreHookMatchesTorch) {
+  auto& k = const_cast<TritonJITFunction&>(
+      TritonJITFunction::get_instance(kKernels + "/gpu_hooked.py", "attention_forward"));
+  struct Shape {
+    int64_t batch, heads, n_ctx, head_dim;
+    bool causal;
+  };
+  for (const Shape s : {Shape{2, 8, 1024, 64, false}, Shape{2, 8, 1024, 128, true}, Shape{1, 32, 4096, 128, true},
+                        Shape{4, 4, 128, 128, false}}) {
+    for (auto dtype : {at::kHalf, at::kBFloat16}) {
+      at::Tensor q = at::randn({s.batch, s.heads, s.n_ctx, s.head_dim}, cuda(dtype));
+      at::Tensor kk = at::randn_like(q);
+      at::Tensor v = at::randn_like(q);
+      at::Tensor o = at::full_like(q, std::numeric_limits<double>::quiet_NaN());
+      const double sm_scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+      // Placeholder block shapes: the config's pre_hook sets them.
+      auto dq = triton_jit::torch::tensor_descriptor(q.view({-1, s.head_dim}), {1, 1});
+      auto dk = triton_jit::torch::tensor_descriptor(kk.view({-1, s.head_dim}), {1, 1});
+      auto dv = triton_jit::torch::tensor_descriptor(v.view({-1, s.head_dim}), {1, 1});
+      auto dout = triton_jit::torch::tensor_descriptor(o.view({-1, s.head_dim}), {1, 1});
+      LaunchConfig config = on_current_stream();
+      static int64_t programs_per_row;
+      programs_per_row = s.batch * s.heads;
+      config.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+        return triton_jit::Grid{static_cast<uint32_t>(triton_jit::cdiv(m["N_CTX"], m["BLOCK_M"])),
+                                static_cast<uint32_t>(programs_per_row), 1};
+      };
+      at::Tensor want = at::scaled_dot_product_attention(q.to(at::kFloat), kk.to(at::kFloat), v.to(at::kFloat), {}, 0.0,
+                                                         s.causal);
+      auto launch = [&] { k(config, sm_scale, dq, dk, dv, dout, s.n_ctx, s.head_dim, s.causal); };
+      launch();
+      auto choice = k.autotune_choice(config, sm_scale, dq, dk, dv, dout, s.n_ctx, s.head_dim, s.causal);
+      ASSERT_TRUE(choice.has_value());
+      const double tuned_error = relative_error(o, want);
+      EXPECT_LT(tuned_error, dtype == at::kHalf ? 2e-3 : 1.5e-2) << s.n_ctx << " " << s.head_dim << " " << dtype;
+      std::printf("attention %ldx%ldx%ldx%ld causal=%d %s: config %d (%s), %.4f ms, rel. error %.2e\n", s.batch,
+                  s.heads, s.n_ctx, s.head_dim, s.causal, c10::toString(dtype), choice->config, choice->text.c_str(),
+                  choice->milliseconds, tuned_error);
+      for (int c = 0; c < 3; ++c) {  // every config, each with its own block shapes
+        if (s.n_ctx < 128 && c > 0) continue;
+        k.force_autotune_config(c);
+        o.fill_(std::numeric_limits<double>::quiet_NaN());
+        launch();
+        EXPECT_LT(relative_error(o, want), dtype == at::kHalf ? 2e-3 : 1.5e-2) << "config " << c;
+      }
+      k.force_autotune_config(-1);
+      EXPECT_EQ(dq.block_shape[0], 1);  // the caller's descriptor is left as it was
+    }
+  }
+}
+
+TEST_F(GpuDecorated, PersistentTmaMatmulAutotunedWithAPreHookMatchesTorch) {
+  auto& k = const_cast<TritonJITFunction&>(
+      TritonJITFunction::get_instance(kKernels + "/gpu_hooked.py", "matmul_tma_tuned"));
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  static int64_t num_sms;
+  num_sms = sms;
+  for (auto [m, n, kk] : {std::array<int64_t, 3>{4096, 4096, 4096}, {512, 6144, 4096}, {8192, 4096, 14336},
+                          {1000, 1000, 1024}}) {
+    for (auto dtype : {at::kHalf, at::kBFloat16}) {
+      at::Tensor a = at::randn({m, kk}, cuda(dtype));
+      at::Tensor b = at::randn({n, kk}, cuda(dtype));
+      at::Tensor c = at::full({m, n}, std::numeric_limits<double>::quiet_NaN(), cuda(dtype));
+      auto da = triton_jit::torch::tensor_descriptor(a, {1, 1});
+      auto db = triton_jit::torch::tensor_descriptor(b, {1, 1});
+      auto dc = triton_jit::torch::tensor_descriptor(c, {1, 1});
+      LaunchConfig config = on_current_stream();
+      config.grid_fn = [](const triton_jit::LaunchMeta& meta, void*) {
+        const int64_t tiles = triton_jit::cdiv(meta["M"], meta["BLOCK_M"]) * triton_jit::cdiv(meta["N"], meta["BLOCK_N"]);
+        return triton_jit::Grid{static_cast<uint32_t>(std::min(tiles, num_sms)), 1, 1};
+      };
+      k(config, da, db, dc, m, n, kk, num_sms);
+      auto choice = k.autotune_choice(config, da, db, dc, m, n, kk, num_sms);
+      ASSERT_TRUE(choice.has_value());
+      const at::Tensor want = at::matmul(a.to(at::kFloat), b.to(at::kFloat).t());
+      const double err = relative_error(c, want);
+      EXPECT_LT(err, dtype == at::kHalf ? 2e-3 : 1e-2) << m << "x" << n << "x" << kk << " " << dtype;
+      const double tflops = 2.0 * m * n * kk / (choice->milliseconds * 1e-3) / 1e12;
+      std::printf("tma matmul %ldx%ldx%ld %s: config %d (%s), %.4f ms, %.0f TFLOP/s, rel. error %.2e\n", m, n, kk,
+                  c10::toString(dtype), choice->config, choice->text.c_str(), choice->milliseconds, tflops, err);
+    }
+  }
 }

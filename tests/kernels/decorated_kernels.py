@@ -57,14 +57,6 @@ def python_heuristic(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 64}, pre_hook=lambda nargs: nargs["out_ptr"].zero_()),
-                          triton.Config({"BLOCK": 128})], key=["n"])
-@triton.jit
-def with_hook(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
-
-
 def keep_small_blocks(configs, named_args, **kwargs):
     return [c for c in configs if c.kwargs["BLOCK"] * 4 <= max(named_args["n"], 256)]
 

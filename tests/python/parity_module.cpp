@@ -15,7 +15,7 @@
 
 #include "compiler/compile_request.h"
 #include "encoding/argument_encoder.h"
-#include "encoding/heuristic_program.h"
+#include "decorators/heuristic_program.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/type_token.h"
 #include "compiler/compiled_kernel.h"

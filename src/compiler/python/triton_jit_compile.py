@@ -113,14 +113,17 @@ def _param_kind(param):
     return "specialized"
 
 
-def _config_json(config):
-    return {
+def _config_json(config, hook=None):
+    entry = {
         "kwargs": {k: _tag_value(v) for k, v in config.kwargs.items()},
         "num_warps": config.num_warps,
         "num_stages": config.num_stages,
         "num_ctas": getattr(config, "num_ctas", 1),
         "maxnreg": getattr(config, "maxnreg", None),
     }
+    if hook is not None:
+        entry["pre_hook"] = hook
+    return entry
 
 
 # Options an autotuner passes to the kernels it wraps, which heuristics inside it may read;
@@ -134,21 +137,40 @@ def _timing_arguments_only(autotuner):
     return getattr(autotuner, "num_warmups", None) is not None or getattr(autotuner, "num_reps", None) is not None
 
 
-def _hook_names(autotuner):
-    """The user hooks of an autotuner that C++ cannot run."""
-    hooks = []
-    if getattr(autotuner, "user_defined_pre_hook", False):
-        hooks.append(f"pre_hook ({getattr(autotuner.pre_hook, '__name__', 'a function')})")
-    if getattr(autotuner, "user_defined_post_hook", False):
-        hooks.append(f"post_hook ({getattr(autotuner.post_hook, '__name__', 'a function')})")
+def _hooks(autotuner, scope):
+    """The autotuner's hooks translated (triton_jit_hooks): each config's pre_hook, and the
+    autotuner's own pre_hook and post_hook, which Triton runs around each benchmarked run; and
+    what C++ cannot run, each with the reason (the C++ side refuses the kernel at load)."""
+    import triton_jit_hooks
+    refused = []
+    per_config = []
     for i, config in enumerate(autotuner.configs):
-        if getattr(config, "pre_hook", None) is not None:
-            hooks.append(f"configs[{i}].pre_hook ({getattr(config.pre_hook, '__name__', 'a function')})")
+        hook = getattr(config, "pre_hook", None)
+        if hook is None:
+            per_config.append(None)
+            continue
+        program, why = triton_jit_hooks.translate(hook, scope, f"configs[{i}].pre_hook")
+        per_config.append(program)
+        if why:
+            refused.append(why)
+    around = {}
+    for kind in ("pre_hook", "post_hook"):
+        if not getattr(autotuner, f"user_defined_{kind}", False):
+            continue
+        program, why = triton_jit_hooks.translate(getattr(autotuner, kind), scope, f"the autotuner's {kind}",
+                                                  post_hook=kind == "post_hook")
+        if program and any(a["do"] == "block_shape" for a in program["actions"]):
+            why = (f"the autotuner's {kind} sets a block_shape, and Triton runs it only while benchmarking: set "
+                   f"block shapes in each Config's pre_hook")
+        if why:
+            refused.append(why)
+        else:
+            around[kind] = program
     if getattr(autotuner, "use_cuda_graph", False):
-        hooks.append("use_cuda_graph (benchmarking through CUDA graphs)")
+        refused.append("use_cuda_graph (benchmarking through CUDA graphs)")
     elif getattr(autotuner, "_do_bench", None) is not None and not _timing_arguments_only(autotuner):
-        hooks.append("do_bench (a custom benchmark function)")
-    return hooks
+        refused.append("do_bench (a custom benchmark function)")
+    return per_config, around, refused
 
 
 def _decorators_json(kernel):
@@ -161,10 +183,13 @@ def _decorators_json(kernel):
         if type(wrapper).__name__ == "Autotuner":
             inside_autotuner = True
             top_k = getattr(wrapper, "configs_top_k", 1.0)
+            scope = dict(params)
+            scope.update({name: len(params) + k for k, name in enumerate(AUTOTUNE_OPTIONS)})
+            config_hooks, around, refused = _hooks(wrapper, scope)
             chain.append({
                 "kind": "autotune",
                 "key": [k for k in list(getattr(wrapper, "keys", None) or getattr(wrapper, "key", []))],
-                "configs": [_config_json(c) for c in wrapper.configs],
+                "configs": [_config_json(c, h) for c, h in zip(wrapper.configs, config_hooks)],
                 "reset_to_zero": list(getattr(wrapper, "reset_to_zero", []) or []),
                 "restore_value": list(getattr(wrapper, "restore_value", []) or []),
                 "prune": getattr(wrapper, "early_config_prune", None) is not None,
@@ -172,7 +197,9 @@ def _decorators_json(kernel):
                 "top_k": top_k if isinstance(top_k, (int, float)) else 1.0,
                 "warmup_ms": float(getattr(wrapper, "num_warmups", None) or 25),
                 "rep_ms": float(getattr(wrapper, "num_reps", None) or 100),
-                "hooks": _hook_names(wrapper),
+                "hooks": refused,
+                "pre_hook": around.get("pre_hook"),
+                "post_hook": around.get("post_hook"),
             })
         else:
             scope = dict(params)
@@ -268,18 +295,85 @@ def evaluate_heuristic(file, module, function, search_path, decorator, name, arg
     return json.dumps(_tag_value(value))
 
 
+def _set_by_decorators(kernel, before=None):
+    """Names of the parameters the decorators set (those before chain index `before`, if given)."""
+    names = set()
+    for index, wrapper in enumerate(kernel.chain):
+        if before is not None and index >= before:
+            break
+        if type(wrapper).__name__ == "Autotuner":
+            if before is None:
+                for config in wrapper.configs:
+                    names.update(config.kwargs)
+        else:
+            names.update(wrapper.values)
+    return names
+
+
+def _keywords_taken(fn, keywords, skip):
+    """The keyword arguments a Python function can take, of `keywords`: every one where it takes
+    **kwargs, else those it names (after its first `skip` parameters)."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return keywords
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return keywords
+    named = {p.name for p in parameters[skip:] if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                              inspect.Parameter.KEYWORD_ONLY)}
+    return {k: v for k, v in keywords.items() if k in named}
+
+
+def prune_call_arguments(kernel, decorator, values):
+    """What an autotuner's prune_configs_by functions get for a C++ call, as Triton's Autotuner
+    passes them: `named_args` holds the arguments the caller passes (Triton's positional ones),
+    and the keyword arguments hold what the decorators outside the autotuner set (Triton passes
+    those by keyword), `warmup=False` and `grid` (None: a C++ grid is no Python object). A C++ call
+    has no keyword arguments, so every argument the caller passes is also offered by keyword,
+    where wrappers written for Python pass a prune's inputs (N_CTX=..., STAGE=...)."""
+    params = [p.name for p in kernel.fn.params]
+    set_by = _set_by_decorators(kernel)
+    outer = _set_by_decorators(kernel, before=decorator)
+    named_args = {n: values[n] for n in params if n not in set_by and n in values}
+    keywords = {n: values[n] for n in params if n in outer and n in values}
+    keywords.update(named_args)
+    keywords["grid"] = None
+    keywords["warmup"] = False
+    return named_args, keywords
+
+
 def prune_configs(file, module, function, search_path, decorator, arguments_json):
-    """The indices of the configs an autotuner's prune_configs_by keeps, best first."""
+    """The indices of the configs an autotuner's prune_configs_by keeps, best first: its
+    early_config_prune(configs, named_args, **kwargs), then its perf_model(**arguments, **config)
+    for the top_k, as Triton's Autotuner.prune_configs calls them."""
     kernel = load_kernel(file, module, function, list(search_path))
     tuner = kernel.chain[decorator]
-    tuner.nargs = _named_arguments(kernel.fn, json.loads(arguments_json))
+    named_args, keywords = prune_call_arguments(kernel, decorator,
+                                                _named_arguments(kernel.fn, json.loads(arguments_json)))
+    kept = tuner.configs
+    tuner.nargs = named_args  # some prunes read the autotuner's own nargs
     try:
-        kept = tuner.prune_configs({})
+        if tuner.early_config_prune:
+            kept = tuner.early_config_prune(tuner.configs, named_args,
+                                            **_keywords_taken(tuner.early_config_prune, keywords, 2))
+            if not kept:
+                raise ValueError("early_config_prune kept no config; it should return at least one")
+        if tuner.perf_model:
+            top_k = tuner.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = int(len(tuner.configs) * top_k)
+            elif not isinstance(top_k, int):
+                raise TypeError("prune_configs_by: top_k must be a float <= 1.0 or an int")
+            if len(kept) > top_k:
+                estimate = {}
+                for config in kept:
+                    merged = dict(named_args, **keywords, **config.all_kwargs())
+                    estimate[config] = tuner.perf_model(**_keywords_taken(tuner.perf_model, merged, 0))
+                kept = sorted(estimate, key=lambda c: estimate[c])[:top_k]
     finally:
         tuner.nargs = None
     index = {id(c): i for i, c in enumerate(tuner.configs)}
     return json.dumps([index[id(c)] for c in kept])
-
 
 
 # ---- compile -----------------------------------------------------------------------------------

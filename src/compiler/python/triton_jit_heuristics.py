@@ -1,5 +1,5 @@
 """Translation of @triton.heuristics functions into expression programs that triton_jit's C++
-side evaluates on every call without Python (src/runtime/heuristics.h is the evaluator).
+side evaluates on every call without Python (src/decorators/heuristic_program.h is the evaluator).
 
 A program is a list of instructions for a stack machine; each is a list [op, operand?]:
 
@@ -8,6 +8,7 @@ A program is a list of instructions for a stack machine; each is a list [op, ope
     ["is_none", i]        push whether parameter i is None (a tensor is not)
     ["dtype_of", i]       push the dtype of tensor parameter i
     ["element_size", i]   push the element size of tensor parameter i
+    ["is_descriptor", i]  push whether parameter i is a TensorDescriptor (hooks only)
     ["add"] ["sub"] ["mul"] ["truediv"] ["floordiv"] ["mod"] ["pow"]
     ["lshift"] ["rshift"] ["and"] ["or"] ["xor"]                    binary, Python semantics
     ["neg"] ["pos"] ["invert"] ["not"]                              unary

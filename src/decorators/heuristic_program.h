@@ -29,7 +29,7 @@ class HeuristicProgram {
   std::size_t size() const noexcept { return size_; }
 
   enum class Op : uint8_t {
-    kInt, kFloat, kBool, kNone, kDType, kArg, kIsNone, kDTypeOf, kElementSize,
+    kInt, kFloat, kBool, kNone, kDType, kArg, kIsNone, kDTypeOf, kElementSize, kIsDescriptor,
     kAdd, kSub, kMul, kTrueDiv, kFloorDiv, kMod, kPow, kLShift, kRShift, kAnd, kOr, kXor,
     kNeg, kPos, kInvert, kNot,
     kEq, kNe, kLt, kLe, kGt, kGe,

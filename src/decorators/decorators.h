@@ -29,6 +29,8 @@ struct PreparedCall {
     ArgSlot slots[kMaxParams + kOptionSlots];
   };
   LaunchConfig config;
+  HookedDescriptors descriptors;  // those the config's pre_hook gave a block shape
+  const HookProgram* launch_hook = nullptr;  // the config's pre_hook, when it writes memory before a launch
 };
 
 enum class Binding {
@@ -46,12 +48,11 @@ void run_decorators(TritonJITFunction::Impl& f, PreparedCall& call, std::size_t 
                     std::size_t end_step = ~std::size_t{0});
 
 // Applies config `index` of the autotuner: its values to the slots, its options to the launch
-// configuration and the option slots.
+// configuration and the option slots, and its pre_hook's block shapes (Note [Config hooks]).
 void apply_config(const KernelSignature& sig, int index, PreparedCall& call);
 
-// The tuning key of a call whose steps before the autotuner have run: the device, the values of
-// the `key` arguments and the dtypes of the tensor arguments, as Triton's Autotuner forms it.
-void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key);
+// Runs the zero_ / copy_ actions of a hook on the call's stream (Note [Config hooks]).
+void write_hooked(const KernelSignature& sig, const HookProgram& hook, const PreparedCall& call);
 
 // The call's arguments as tagged JSON for Python code of the decorators (one per parameter and
 // option; tensors by dtype, element size and address).
@@ -59,8 +60,5 @@ std::string arguments_json(const KernelSignature& sig, const PreparedCall& call)
 
 // A launch option: the config's value, else the kernel's default, else Triton's.
 int option_or_default(int value, int fallback, int otherwise);
-
-// Readable text of a tuning key, for messages: "M=4096, N=4096, K=512, *fp16, *fp16, *fp16".
-std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call);
 
 }  // namespace triton_jit::detail

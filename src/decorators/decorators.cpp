@@ -1,4 +1,4 @@
-#include "runtime/decorators.h"
+#include "decorators/decorators.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/settings.h"
-#include "runtime/autotuner.h"
+#include "decorators/autotuner.h"
 #include "triton_jit/errors.h"
 
 // Note [Decorated calls]
@@ -172,6 +172,7 @@ Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::siz
 
 void apply_config(const KernelSignature& sig, int index, PreparedCall& call) {
   const AutotuneConfig& c = sig.autotune->configs[static_cast<std::size_t>(index)];
+  call.launch_hook = c.pre_hook.writes_memory() ? &c.pre_hook : nullptr;
   for (const auto& [param, value] : c.kwargs) call.slots[param] = value;
   LaunchConfig& lc = call.config;
   if (c.options.num_warps > 0) lc.num_warps = c.options.num_warps;
@@ -179,65 +180,41 @@ void apply_config(const KernelSignature& sig, int index, PreparedCall& call) {
   if (c.options.num_ctas > 0) lc.num_ctas = c.options.num_ctas;
   if (c.options.maxnreg > 0) lc.maxnreg = c.options.maxnreg;
   std::memcpy(&call.slots[sig.params.size()], c.option_slots, sizeof(c.option_slots));
+  if (c.pre_hook.sets_block_shapes()) [[unlikely]] c.pre_hook.set_block_shapes(call.slots, call.descriptors, sig.name);
 }
 
-void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key) {
-  uint32_t w = 0;
-  key.words[w++] = static_cast<uint64_t>(device);
-  for (std::size_t p : sig.autotune->key_params) {
-    const ArgSlot& s = call.slots[p];
-    key.words[w++] = static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
-    if (s.kind == ArgKind::kString) {
-      const Digest d = digest(s.value.s, s.size);
-      key.words[w++] = d.high;
-      key.words[w++] = d.low;
-    } else if (s.kind != ArgKind::kPointer && s.kind != ArgKind::kNone) {
-      key.words[w++] = s.value.u;
+void write_hooked(const KernelSignature& sig, const HookProgram& hook, const PreparedCall& call) {
+  const Stream stream = call.config.stream;
+  hook.for_each_write(call.slots, sig.name, [&](const HookProgram::Action& a) {
+    const ArgSlot& to = call.slots[a.param];
+    const char* what = a.kind == HookProgram::Kind::kZero ? "zero_()" : "copy_()";
+    if (to.kind != ArgKind::kPointer) {
+      throw TypeError(fmt::format("{}: {} calls {} on argument '{}', which is not a tensor", sig.name, hook.label(), what,
+                                  a.name));
     }
-  }
-  // The dtype of every tensor argument, eight to a word.
-  uint64_t packed = 0;
-  unsigned in_word = 0;
-  for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    if (call.slots[i].kind != ArgKind::kPointer) continue;
-    packed |= static_cast<uint64_t>(call.slots[i].dtype) << (8 * in_word);
-    if (++in_word == 8) {
-      key.words[w++] = packed;
-      packed = 0;
-      in_word = 0;
+    if (to.extent == 0) {
+      throw ValueError(fmt::format("{}: {} calls {} on argument '{}', whose size is unknown: pass a tensor, or "
+                                   "triton_jit::device_pointer(ptr, dtype, device, bytes)",
+                                   sig.name, hook.label(), what, a.name));
     }
-  }
-  key.words[w++] = packed | (uint64_t{in_word} << 60);
-  key.size = w;
-  key.finish();
+    if (a.kind == HookProgram::Kind::kZero) {
+      ActiveBackend::fill_zero(const_cast<void*>(to.value.p), to.extent, stream);
+      return;
+    }
+    const ArgSlot& from = call.slots[a.source];
+    if (from.kind != ArgKind::kPointer || from.extent != to.extent) {
+      throw ValueError(fmt::format("{}: {} copies into argument '{}' ({} bytes) from an argument that is not a tensor "
+                                   "of as many bytes",
+                                   sig.name, hook.label(), a.name, to.extent));
+    }
+    ActiveBackend::copy(const_cast<void*>(to.value.p), from.value.p, to.extent, stream);
+  });
 }
 
 std::string arguments_json(const KernelSignature& sig, const PreparedCall& call) {
   nlohmann::json arguments = nlohmann::json::array();
   for (std::size_t i = 0; i < sig.params.size() + kOptionSlots; ++i) arguments.push_back(tagged(call.slots[i]));
   return arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call) {
-  std::string text;
-  for (std::size_t p : sig.autotune->key_params) {
-    const ArgSlot& s = call.slots[p];
-    std::string value;
-    switch (s.kind) {
-      case ArgKind::kInt: value = std::to_string(s.value.i); break;
-      case ArgKind::kUInt: value = std::to_string(s.value.u); break;
-      case ArgKind::kFloat: value = fmt::format("{}", s.value.f); break;
-      case ArgKind::kBool: value = s.value.i ? "True" : "False"; break;
-      case ArgKind::kString: value = fmt::format("'{}'", std::string_view(s.value.s, s.size)); break;
-      case ArgKind::kPointer: value = fmt::format("*{}", dtype_name(s.dtype)); break;
-      default: value = "None";
-    }
-    text += (text.empty() ? "" : ", ") + sig.params[p].name + "=" + value;
-  }
-  for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    if (call.slots[i].kind == ArgKind::kPointer) text += (text.empty() ? "*" : ", *") + std::string(dtype_name(call.slots[i].dtype));
-  }
-  return text;
 }
 
 void run_decorators(Impl& f, PreparedCall& call, std::size_t first_step, int device, std::size_t end_step) {
@@ -258,35 +235,3 @@ void run_decorators(Impl& f, PreparedCall& call, std::size_t first_step, int dev
 }
 
 }  // namespace triton_jit::detail
-
-namespace triton_jit {
-
-const ArgSlot* LaunchMeta::find(std::string_view name) const {
-  const auto& sig = *static_cast<const detail::KernelSignature*>(signature_);
-  for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    if (sig.params[i].name != name) continue;
-    if (i < num_args_) return &args_[i];
-    return rest_ != nullptr ? &rest_[i - num_args_] : &sig.params[i].default_value;
-  }
-  return nullptr;
-}
-
-int64_t LaunchMeta::operator[](std::string_view name) const {
-  const auto& sig = *static_cast<const detail::KernelSignature*>(signature_);
-  if (name == "num_warps") return detail::option_or_default(config_.num_warps, sig.defaults.num_warps, 4);
-  if (name == "num_stages") return detail::option_or_default(config_.num_stages, sig.defaults.num_stages, 3);
-  if (name == "num_ctas") return detail::option_or_default(config_.num_ctas, sig.defaults.num_ctas, 1);
-  const ArgSlot* s = find(name);
-  if (s == nullptr) throw ValueError(fmt::format("{}: the grid asked for '{}', which is not a parameter", sig.name, name));
-  if (s->kind == ArgKind::kInt || s->kind == ArgKind::kBool) return s->value.i;
-  if (s->kind == ArgKind::kUInt) return static_cast<int64_t>(s->value.u);
-  throw ValueError(fmt::format("{}: the grid asked for '{}' as an integer, and it is not one", sig.name, name));
-}
-
-double LaunchMeta::real(std::string_view name) const {
-  const ArgSlot* s = find(name);
-  if (s != nullptr && s->kind == ArgKind::kFloat) return s->value.f;
-  return static_cast<double>((*this)[name]);
-}
-
-}  // namespace triton_jit

@@ -1,4 +1,4 @@
-#include "runtime/decorated_memo.h"
+#include "decorators/decorated_memo.h"
 
 #include "common/settings.h"
 #include "encoding/argument_encoder.h"
@@ -49,6 +49,11 @@ void DecoratedMemo::configure(const KernelSignature& sig) {
   if (!sig.decorated() || sig.params.size() > kMaxParams || sig.decorator_params.size() > kMaxOutputs) return;
   for (const auto& h : sig.heuristics) {
     if (!h.program) return;  // Python may read anything, addresses included
+  }
+  if (sig.autotune) {
+    for (const auto& c : sig.autotune->configs) {
+      if (!c.pre_hook.empty()) return;  // Note [Config hooks]: a hook runs with every call
+    }
   }
   num_user_ = static_cast<uint8_t>(sig.user_params.size());
   num_outputs_ = static_cast<uint8_t>(sig.decorator_params.size());

@@ -3,7 +3,7 @@
 // modulo of negatives, float formatting of errors, dtype comparisons). Longer than 400 lines
 // because each operation's semantics belong next to the evaluation loop that runs them: one
 // switch, read in one place against Python's rules.
-#include "encoding/heuristic_program.h"
+#include "decorators/heuristic_program.h"
 
 #include <fmt/format.h>
 
@@ -431,7 +431,7 @@ const struct {
     {"int", Op::kInt, 0},         {"float", Op::kFloat, 0},     {"bool", Op::kBool, 0},
     {"none", Op::kNone, 0},       {"dtype", Op::kDType, 0},     {"str", Op::kNone, 0},
     {"arg", Op::kArg, 0},         {"is_none", Op::kIsNone, 0},  {"dtype_of", Op::kDTypeOf, 0},
-    {"element_size", Op::kElementSize, 0},
+    {"element_size", Op::kElementSize, 0}, {"is_descriptor", Op::kIsDescriptor, 0},
     {"add", Op::kAdd, 2},         {"sub", Op::kSub, 2},         {"mul", Op::kMul, 2},
     {"truediv", Op::kTrueDiv, 2}, {"floordiv", Op::kFloorDiv, 2}, {"mod", Op::kMod, 2},
     {"pow", Op::kPow, 2},         {"lshift", Op::kLShift, 2},   {"rshift", Op::kRShift, 2},
@@ -546,7 +546,8 @@ HeuristicProgram HeuristicProgram::parse(const nlohmann::json& program, std::siz
         p.strings_.push_back(in[1].get<std::string>());
         ins.target = static_cast<uint32_t>(p.strings_.size() - 1);
         ins.count = 1;  // marks a string constant
-      } else if (name == "arg" || name == "is_none" || name == "dtype_of" || name == "element_size") {
+      } else if (name == "arg" || name == "is_none" || name == "dtype_of" || name == "element_size" ||
+                 name == "is_descriptor") {
         ins.target = operand_index(num_params);
       }
     }
@@ -598,6 +599,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
         break;
       }
       case Op::kIsNone: stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kNone); break;
+      case Op::kIsDescriptor:
+        stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kTensorDescriptor);
+        break;
       case Op::kDTypeOf:
       case Op::kElementSize: {
         const ArgSlot& s = params[in.target];

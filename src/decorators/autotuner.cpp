@@ -1,4 +1,4 @@
-#include "runtime/autotuner.h"
+#include "decorators/autotuner.h"
 
 #include <fmt/format.h>
 
@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cache/bundle.h"
+#include "common/hash.h"
 #include "common/env.h"
 #include "common/log.h"
 #include "common/settings.h"
@@ -67,6 +68,7 @@ struct Snapshot {
 struct RunContext {
   Trial* trial;
   const std::vector<Snapshot>* snapshots;
+  const KernelSignature* sig;
 };
 
 void run_trial(void* context) {
@@ -76,8 +78,14 @@ void run_trial(void* context) {
   for (const auto& s : *c.snapshots) {
     if (s.zero) ActiveBackend::fill_zero(s.data, s.bytes, stream);
   }
+  // As Triton's benchmark runs them: the config's pre_hook, the autotuner's pre_hook, the
+  // kernel, the autotuner's post_hook (Note [Config hooks]).
+  const AutotuneSpec& a = *c.sig->autotune;
+  if (t.call.launch_hook != nullptr) write_hooked(*c.sig, *t.call.launch_hook, t.call);
+  if (a.pre_hook.writes_memory()) write_hooked(*c.sig, a.pre_hook, t.call);
   ActiveBackend::launch(*t.kernel, t.call.config, t.encoded.params, t.encoded.num_kernel_params,
                         &t.encoded.cells[t.encoded.num_kernel_params]);
+  if (a.post_hook.writes_memory()) write_hooked(*c.sig, a.post_hook, t.call);
   for (const auto& s : *c.snapshots) {
     if (s.restore_each_run) ActiveBackend::copy(s.data, s.saved, s.bytes, stream);
   }
@@ -88,31 +96,43 @@ class Snapshots {
  public:
   Snapshots(Impl& f, const PreparedCall& call, int device) : device_(device), stream_(call.config.stream) {
     const AutotuneSpec& a = *f.sig.autotune;
-    auto add = [&](std::size_t p, bool zero) {
+    // zero: reset_to_zero; restore_each: restore_value; neither: a tensor a hook writes, put back
+    // when tuning ends.
+    auto add = [&](std::size_t p, bool zero, bool restore_each) {
       for (auto& s : list_) {
         if (s.data == call.slots[p].value.p) {
           s.zero = s.zero || zero;
-          s.restore_each_run = s.restore_each_run || !zero;
+          s.restore_each_run = s.restore_each_run || restore_each;
           return;
         }
       }
       const ArgSlot& slot = call.slots[p];
       if (slot.kind != ArgKind::kPointer) {
         throw ValueError(fmt::format("{}: argument '{}' of {} is not a tensor", f.sig.name, f.sig.params[p].name,
-                                     zero ? "reset_to_zero" : "restore_value"));
+                                     zero ? "reset_to_zero" : restore_each ? "restore_value" : "a hook's zero_ or copy_"));
       }
       if (slot.extent == 0) {
         throw ValueError(fmt::format(
             "{}: tuning must save argument '{}' ({}), and its size is unknown: pass a tensor, or "
             "triton_jit::device_pointer(ptr, dtype, device, bytes)",
-            f.sig.name, f.sig.params[p].name, zero ? "reset_to_zero" : "restore_value"));
+            f.sig.name, f.sig.params[p].name, zero ? "reset_to_zero" : restore_each ? "restore_value" : "a hook's zero_ or copy_"));
       }
       void* saved = ActiveBackend::allocate(device, slot.extent);
-      list_.push_back(Snapshot{const_cast<void*>(slot.value.p), saved, slot.extent, zero, !zero});
+      list_.push_back(Snapshot{const_cast<void*>(slot.value.p), saved, slot.extent, zero, restore_each});
       ActiveBackend::copy(saved, slot.value.p, slot.extent, stream_);
     };
-    for (std::size_t p : a.reset_to_zero) add(p, true);
-    for (std::size_t p : a.restore_value) add(p, false);
+    for (std::size_t p : a.reset_to_zero) add(p, true, false);
+    for (std::size_t p : a.restore_value) add(p, false, true);
+    auto written_by = [&](const HookProgram& hook) {
+      for (const auto& action : hook.actions()) {
+        if (action.kind != HookProgram::Kind::kBlockShape && call.slots[action.param].kind == ArgKind::kPointer) {
+          add(action.param, false, false);
+        }
+      }
+    };
+    for (const auto& c : a.configs) written_by(c.pre_hook);
+    written_by(a.pre_hook);
+    written_by(a.post_hook);
   }
   ~Snapshots() {
     for (const auto& s : list_) {
@@ -252,7 +272,7 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
     Snapshots snapshots(f, call, device);
     for (auto& t : trials) {
       if (t->kernel == nullptr) continue;
-      RunContext context{t.get(), &snapshots.list()};
+      RunContext context{t.get(), &snapshots.list(), &f.sig};
       t->times = ActiveBackend::benchmark(device, t->call.config.stream, &run_trial, &context, a.warmup_ms, a.rep_ms);
     }
   }
@@ -366,7 +386,72 @@ const TuningChoice* tune_new_key(Impl& f, const PreparedCall& call, int device, 
 void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCall& to) {
   for (std::size_t i = 0; i < sig.params.size() + kOptionSlots; ++i) std::construct_at(&to.slots[i], from.slots[i]);
   to.config = from.config;
+  to.launch_hook = from.launch_hook;
+  // Descriptors a hook set point into the call that owns them: the copy gets its own.
+  for (uint8_t d = 0; d < from.descriptors.count; ++d) std::construct_at(&to.descriptors.items[d], from.descriptors.items[d]);
+  to.descriptors.count = from.descriptors.count;
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    if (to.slots[i].kind == ArgKind::kTensorDescriptor && from.descriptors.owns(to.slots[i].value.p)) {
+      to.slots[i].value.p = &to.descriptors.items[static_cast<const TensorDescriptor*>(to.slots[i].value.p) -
+                                                  from.descriptors.items];
+    }
+  }
 }
+
+void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key) {
+  uint32_t w = 0;
+  key.words[w++] = static_cast<uint64_t>(device);
+  for (std::size_t p : sig.autotune->key_params) {
+    const ArgSlot& s = call.slots[p];
+    key.words[w++] = static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
+    if (s.kind == ArgKind::kString) {
+      const Digest d = digest(s.value.s, s.size);
+      key.words[w++] = d.high;
+      key.words[w++] = d.low;
+    } else if (s.kind != ArgKind::kPointer && s.kind != ArgKind::kNone) {
+      key.words[w++] = s.value.u;
+    }
+  }
+  // The dtype of every tensor argument, eight to a word.
+  uint64_t packed = 0;
+  unsigned in_word = 0;
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    if (call.slots[i].kind != ArgKind::kPointer) continue;
+    packed |= static_cast<uint64_t>(call.slots[i].dtype) << (8 * in_word);
+    if (++in_word == 8) {
+      key.words[w++] = packed;
+      packed = 0;
+      in_word = 0;
+    }
+  }
+  key.words[w++] = packed | (uint64_t{in_word} << 60);
+  key.size = w;
+  key.finish();
+}
+
+std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call) {
+  std::string text;
+  for (std::size_t p : sig.autotune->key_params) {
+    const ArgSlot& s = call.slots[p];
+    std::string value;
+    switch (s.kind) {
+      case ArgKind::kInt: value = std::to_string(s.value.i); break;
+      case ArgKind::kUInt: value = std::to_string(s.value.u); break;
+      case ArgKind::kFloat: value = fmt::format("{}", s.value.f); break;
+      case ArgKind::kBool: value = s.value.i ? "True" : "False"; break;
+      case ArgKind::kString: value = fmt::format("'{}'", std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kPointer: value = fmt::format("*{}", dtype_name(s.dtype)); break;
+      default: value = "None";
+    }
+    text += (text.empty() ? "" : ", ") + sig.params[p].name + "=" + value;
+  }
+  for (std::size_t i = 0; i < sig.params.size(); ++i) {
+    if (call.slots[i].kind == ArgKind::kPointer) text += (text.empty() ? "*" : ", *") + std::string(dtype_name(call.slots[i].dtype));
+  }
+  return text;
+}
+
+
 
 int choose_config(Impl& f, const PreparedCall& call, int device) {
   const AutotuneSpec& a = *f.sig.autotune;

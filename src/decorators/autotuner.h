@@ -3,9 +3,10 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
-#include "runtime/decorators.h"
+#include "decorators/decorators.h"
 
 namespace triton_jit::detail {
 
@@ -24,5 +25,12 @@ std::vector<int> candidate_configs(TritonJITFunction::Impl& f, const PreparedCal
 
 // A copy of a prepared call (its bound slots and configuration).
 void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCall& to);
+
+// The tuning key of a call whose steps before the autotuner have run: the device, the values of
+// the `key` arguments and the dtypes of the tensor arguments, as Triton's Autotuner forms it.
+void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key);
+
+// Readable text of a tuning key, for messages: "M=4096, N=4096, K=512, *fp16, *fp16, *fp16".
+std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call);
 
 }  // namespace triton_jit::detail
