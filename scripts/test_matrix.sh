@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Triton-facing tests against every supported Triton release: one small virtual environment
 # per release under .matrix/ (Triton, pytest and numpy; torch and the rest are shared from the
-# project's .venv through a .pth file, not installed again), then for each the parity and
-# compile-script and tensor-descriptor tests (pytest), the persistent-cache tests and the C++ compile tests
+# project's .venv through a .pth file, not installed again), then for each the parity,
+# compile-script, tensor-descriptor and prune-argument tests (pytest), the persistent-cache tests and the C++ compile tests
 # (test_compile_bridge, every target), run with that environment's Python as the one that
 # compiles. Prints a version x result table; exits non-zero when a row is not green.
 # TRITON_JIT_MATRIX_RESULTS=<dir> also writes each row's results there (JUnit XML, GoogleTest
@@ -36,7 +36,7 @@ for version in "${versions[@]}"; do
   log="$matrix/triton-$version.log"
   results=${TRITON_JIT_MATRIX_RESULTS:-}
   pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$build" "$env_python" -m pytest -q -rs \
-    -p no:cacheprovider ${results:+--junitxml=$results/matrix_${version}_pytest.xml} tests/python/test_parity.py tests/python/test_compile_script.py tests/python/test_tensor_descriptors.py \
+    -p no:cacheprovider ${results:+--junitxml=$results/matrix_${version}_pytest.xml} tests/python/test_parity.py tests/python/test_compile_script.py tests/python/test_tensor_descriptors.py tests/python/test_prune_arguments.py \
     tests/python/test_persistent_cache.py 2>&1 | tee "$log" | tail -n 1)
   cache=$(mktemp -d)
   cpp_line=$(TRITON_JIT_PYTHON="$env_python" TRITON_JIT_CACHE_DIR="$cache" "$build/bin/test_compile_bridge" \
@@ -50,7 +50,7 @@ for version in "${versions[@]}"; do
   fi
   rows+=("| $version | $pytest_line | $cpp_line | $ok |")
 done
-echo "| Triton | parity, compile script, persistent cache (pytest) | C++ compile tests, 8 targets | |"
+echo "| Triton | parity, compile script, prune arguments, persistent cache (pytest) | C++ compile tests, 8 targets | |"
 echo "|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo "(logs: $matrix/triton-<version>.log)"
