@@ -18,6 +18,7 @@
 #include "../common/fresh_cache.h"
 
 #include "cubin_inspect.h"
+#include "../common/error_of.h"
 
 using triton_jit::DType;
 using triton_jit::LaunchConfig;
@@ -49,16 +50,6 @@ void expect_cubin(const triton_jit::VariantInfo& v) {
   EXPECT_TRUE(cubin::has_symbol(v.cubin, v.kernel_name)) << v.kernel_name;
   EXPECT_EQ(cubin::kernel_param_count(v.cubin, v.kernel_name), v.num_kernel_params) << v.signature;
   EXPECT_EQ(v.target, "cuda:90");
-}
-
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
 }
 
 }  // namespace

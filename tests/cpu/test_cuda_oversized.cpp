@@ -14,6 +14,7 @@
 #include "backend/cuda/cuda_backend.h"
 #include "compiler/compiled_kernel.h"
 #include "triton_jit/errors.h"
+#include "../common/stand_in_driver.h"
 
 using triton_jit::detail::cuda::CudaBackend;
 
@@ -26,12 +27,6 @@ const bool kDriver = [] {
   setenv("FAKE_CUDA_OVERSIZED_SHARED", "262144", 1);
   return true;
 }();
-
-template <class Fn>
-Fn* hook(const char* name) {
-  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
-  return reinterpret_cast<Fn*>(dlsym(lib, name));
-}
 
 triton_jit::impl::KernelMetadata metadata(const char* triton_version, int shared) {
   triton_jit::impl::KernelMetadata m;
@@ -56,13 +51,13 @@ TEST(OversizedSharedMemory, ATriton38KernelOverTheOptInLimitLoadsAndLaunchesWith
   DriverKnowsTheMode known;
   const auto meta = metadata("3.8.0", 240 * 1024);
   const CudaBackend::Kernel* k = CudaBackend::load(triton_jit::impl::KernelImage{kImage, &meta}, 0);
-  EXPECT_EQ(hook<int()>("fake_cuda_shared_memory_mode")(), 3) << "ALLOW_OVERSIZED_SHARED_MEMORY set at load";
+  EXPECT_EQ(stand_in<int()>("fake_cuda_shared_memory_mode")(), 3) << "ALLOW_OVERSIZED_SHARED_MEMORY set at load";
   triton_jit::LaunchConfig c;
   c.grid = {2, 1, 1};
   void* params[4] = {};
   uint64_t cells[2] = {};
   CudaBackend::launch(*k, c, params, 0, cells);
-  const FakeLaunch launch = hook<FakeLaunch()>("fake_cuda_last_launch")();
+  const FakeLaunch launch = last_launch();
   EXPECT_EQ(launch.shared, 240u * 1024u);
   ASSERT_EQ(launch.num_attrs, 1u);
   EXPECT_EQ(launch.attr_ids[0], 18) << "CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE";
@@ -80,15 +75,15 @@ TEST(OversizedSharedMemory, AnOlderTritonsKernelKeepsTheOptInLimit) {
 
 TEST(OversizedSharedMemory, WithoutTheModeInTheDriverTheOptInPathIsUsed) {
   const auto meta = metadata("3.8.0", 100 * 1024);  // over 48 KB, under the opt-in limit
-  const int before = hook<int()>("fake_cuda_shared_memory_mode")();
+  const int before = stand_in<int()>("fake_cuda_shared_memory_mode")();
   const CudaBackend::Kernel* k = CudaBackend::load(triton_jit::impl::KernelImage{kImage, &meta}, 0);
-  EXPECT_EQ(hook<int()>("fake_cuda_shared_memory_mode")(), before) << "the driver refused the attribute";
+  EXPECT_EQ(stand_in<int()>("fake_cuda_shared_memory_mode")(), before) << "the driver refused the attribute";
   triton_jit::LaunchConfig c;
   c.grid = {1, 1, 1};
   void* params[4] = {};
   uint64_t cells[2] = {};
   CudaBackend::launch(*k, c, params, 0, cells);
-  EXPECT_EQ(hook<FakeLaunch()>("fake_cuda_last_launch")().num_attrs, 0u) << "no mode asked for at 100 KB";
+  EXPECT_EQ(last_launch().num_attrs, 0u) << "no mode asked for at 100 KB";
 }
 
 TEST(Sanitizer, AKernelBuiltWithGSanIsRefusedWithTheReason) {

@@ -18,6 +18,8 @@
 #include "../common/allocation_counter.h"
 #include "../common/fresh_cache.h"
 #include "../fake_cuda/fake_cuda.h"
+#include "../common/stand_in_driver.h"
+#include "../common/error_of.h"
 
 using triton_jit::DType;
 using triton_jit::LaunchConfig;
@@ -26,14 +28,6 @@ using triton_jit::device_pointer;
 
 namespace {
 
-template <class Fn>
-Fn* hook(const char* name) {
-  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
-  return reinterpret_cast<Fn*>(dlsym(lib, name));
-}
-FakeLaunch last_launch() { return hook<FakeLaunch()>("fake_cuda_last_launch")(); }
-uint64_t fills() { return hook<uint64_t()>("fake_cuda_fill_count")(); }
-void set_recording(bool on, int params) { hook<void(bool, int)>("fake_cuda_set_recording")(on, params); }
 
 // The variant each launch ran, as a launch hook sees it.
 std::string g_launched;
@@ -58,16 +52,6 @@ LaunchConfig grid_by_block() {
     return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
   };
   return c;
-}
-
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
 }
 
 struct FastBlock {  // which block size the stand-in device runs fastest, for one test
@@ -105,9 +89,9 @@ TEST(Decorated, TheDecoratorsWarmupAndRepSetTheBenchmarksLength) {
   auto x = device_pointer(g_x, DType::kFloat32);
   auto out = device_pointer(g_out, DType::kFloat32);
   auto launches = [&](const char* name, auto... constexprs) {
-    const uint64_t before = hook<uint64_t()>("fake_cuda_launch_count")();
+    const uint64_t before = stand_in<uint64_t()>("fake_cuda_launch_count")();
     kernel(name)(grid_by_block(), x, out, 3072, constexprs...);  // a key no other test uses
-    return hook<uint64_t()>("fake_cuda_launch_count")() - before;
+    return stand_in<uint64_t()>("fake_cuda_launch_count")() - before;
   };
   const uint64_t short_bench = launches("scale_short_bench");
   const uint64_t default_bench = launches("scale_tuned", 2.0f) / 2;  // four configs against two
@@ -455,10 +439,10 @@ TEST(Decorated, PrepareTunesCompilesAndLoadsWithoutTheCallsLaunch) {
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(choice->config, 1);
   EXPECT_NE(info.signature.find("fp32"), std::string::npos) << info.signature;
-  const auto launches = hook<uint64_t()>("fake_cuda_launch_count")();
+  const auto launches = stand_in<uint64_t()>("fake_cuda_launch_count")();
   const auto compiles = f.stats().compiles;
   f(grid_by_block(), x, out, n, 2.0f);
-  EXPECT_EQ(hook<uint64_t()>("fake_cuda_launch_count")() - launches, 1u) << "the call after prepare() only launches";
+  EXPECT_EQ(stand_in<uint64_t()>("fake_cuda_launch_count")() - launches, 1u) << "the call after prepare() only launches";
   EXPECT_EQ(f.stats().compiles, compiles);
   EXPECT_EQ(f.stats().tunings, tunings + 1);
 }

@@ -13,6 +13,8 @@
 #include <triton_jit/triton_jit.h>
 
 #include "../fake_cuda/fake_cuda.h"
+#include "../common/stand_in_driver.h"
+#include "../common/error_of.h"
 
 using triton_jit::device_pointer;
 using triton_jit::DType;
@@ -21,12 +23,6 @@ using triton_jit::TritonJITFunction;
 
 namespace {
 
-template <class Fn>
-Fn* fake(const char* name) {
-  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
-  return reinterpret_cast<Fn*>(dlsym(lib, name));
-}
-FakeTensorMap last_tensor_map() { return fake<FakeTensorMap()>("fake_cuda_last_tensor_map")(); }
 
 std::string g_launched;
 void note_launch(const triton_jit::LaunchInfo& info, void*) { g_launched = info.signature; }
@@ -38,16 +34,6 @@ struct WatchLaunches {
 const std::string kKernels = TRITON_JIT_TEST_KERNELS;
 const TritonJITFunction& kernel(const char* name) {
   return TritonJITFunction::get_instance(kKernels + "/hooked_kernels.py", name);
-}
-
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
 }
 
 alignas(128) uint16_t g_src[64 * 32];

@@ -26,21 +26,10 @@ using triton_jit::TritonJITFunction;
 using triton_jit::device_pointer;
 
 #include "../common/allocation_counter.h"
+#include "../common/stand_in_driver.h"
 
 namespace {
 
-// The stand-in driver's hooks, from the same library triton_jit loads (one instance per path).
-template <class Fn>
-Fn* hook(const char* name) {
-  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
-  return reinterpret_cast<Fn*>(dlsym(lib, name));
-}
-FakeLaunch last_launch() { return hook<FakeLaunch()>("fake_cuda_last_launch")(); }
-uint64_t modules_loaded() { return hook<uint64_t()>("fake_cuda_modules_loaded")(); }
-uint64_t modules_unloaded() { return hook<uint64_t()>("fake_cuda_modules_unloaded")(); }
-uint64_t launch_count() { return hook<uint64_t()>("fake_cuda_launch_count")(); }
-void set_recording(bool on, int params) { hook<void(bool, int)>("fake_cuda_set_recording")(on, params); }
-FakeTensorMap last_tensor_map() { return hook<FakeTensorMap()>("fake_cuda_last_tensor_map")(); }
 
 const std::string kKernels = TRITON_JIT_TEST_KERNELS;
 alignas(64) float g_buffer[4096];
