@@ -8,6 +8,7 @@
 
 #include "compiler/compiler_bridge.h"
 #include "common/env.h"
+#include "common/log.h"
 #include "compiler/paths.h"
 #include "triton_jit/errors.h"
 
@@ -56,7 +57,8 @@ CompilerBridge* load_bridge() {
       dlsym(lib, "triton_jit_create_compiler_bridge"));
   if (create == nullptr) throw Error(fmt::format("triton_jit: '{}' is not a triton_jit compiler bridge", path));
   BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string(),
-                      running ? std::string() : env_or("TRITON_JIT_LIBPYTHON", configured_libpython())};
+                      running ? std::string() : env_or("TRITON_JIT_LIBPYTHON", configured_libpython()),
+                      log_level() >= LogLevel::kDebug};
   return create(&config);
 }
 

@@ -55,6 +55,7 @@ struct BridgeConfig {
   std::string python_executable;  // sets sys.prefix (a venv) when we start the interpreter
   std::string scripts_dir;        // where triton_jit_compile.py lives
   std::string libpython;          // the libpython loaded for it (for messages; empty if Python was running)
+  bool tracebacks = false;        // a kernel module's import failure carries the Python traceback (debug log level)
 };
 
 // Loads the bridge (and libpython, in a process that has no interpreter yet) on first use.

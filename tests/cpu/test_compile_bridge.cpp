@@ -2,6 +2,8 @@
 // cubins for sm_90, the variant cache, and every error a user can make.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -226,16 +228,37 @@ TEST(Errors, NotAJitFunction) {
   EXPECT_NE(message.find("'not_a_kernel' is not a Triton JIT function"), std::string::npos) << message;
 }
 
-TEST(Errors, SyntaxErrorCarriesPythonTraceback) {
+// An import failure is reported as one: the file, the line, the exception, in a few lines; the
+// Python traceback comes at the debug log level only.
+TEST(Errors, ASyntaxErrorNamesTheFileAndTheLine) {
+  const std::string message = error_of([] { TritonJITFunction::get_instance(kernel("broken_syntax.py"), "broken"); });
+  EXPECT_NE(message.find("broken: importing '" + kernel("broken_syntax.py") + "' failed at line 7: SyntaxError: "),
+            std::string::npos)
+      << message;
+  const char* level = std::getenv("TRITON_JIT_LOG_LEVEL");
+  if (level == nullptr || std::string(level) != "debug") {
+    EXPECT_EQ(message.find("Traceback"), std::string::npos) << message;
+    EXPECT_NE(message.find("TRITON_JIT_LOG_LEVEL=debug adds the Python traceback"), std::string::npos) << message;
+  }
+}
+
+TEST(Errors, AnExceptionAtImportNamesTheFileTheLineAndTheException) {
   std::string message;
   try {
-    TritonJITFunction::get_instance(kernel("broken_syntax.py"), "broken");
+    TritonJITFunction::get_instance(kernel("fails_at_import.py"), "never_reached");
   } catch (const triton_jit::CompileError& e) {
     message = e.what();
   }
-  EXPECT_NE(message.find("SyntaxError"), std::string::npos) << message;
-  EXPECT_NE(message.find("Traceback"), std::string::npos) << message;
-  EXPECT_NE(message.find("broken_syntax.py"), std::string::npos) << message;
+  EXPECT_NE(message.find("never_reached: importing '" + kernel("fails_at_import.py") +
+                         "' failed at line 7: KeyError: 'large'\n    DEFAULT_BLOCK = BLOCKS[\"large\"]"),
+            std::string::npos)
+      << message;
+  const char* level = std::getenv("TRITON_JIT_LOG_LEVEL");
+  if (level != nullptr && std::string(level) == "debug") {
+    EXPECT_NE(message.find("Traceback"), std::string::npos) << message;
+  } else {
+    EXPECT_LT(std::count(message.begin(), message.end(), '\n'), 4) << message;
+  }
 }
 
 TEST(Errors, TritonCompileErrorReachesTheException) {

@@ -172,6 +172,8 @@ class PythonBridge final : public CompilerBridge {
       // Leaked on purpose: destroying a Python object at exit needs a GIL nobody may hold then.
       module_ = new py::object(py::module_::import("triton_jit_compile"));
       lookup_error_ = new py::object(module_->attr("KernelLookupError"));
+      if (py::hasattr(*module_, "KernelImportError")) import_error_ = new py::object(module_->attr("KernelImportError"));
+      tracebacks_ = config.tracebacks;
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_ModuleNotFoundError)) throw_missing_module(e, config);
       throw CompileError(fmt::format("triton_jit: cannot import the compile script from '{}' with Python '{}':\n{}",
@@ -255,11 +257,20 @@ class PythonBridge final : public CompilerBridge {
     if (e.matches(*lookup_error_)) {
       throw LookupError(fmt::format("{}: {}", what, py::str(e.value()).cast<std::string>()));
     }
+    // A kernel module that fails at import: the file, the line and the exception in a few lines;
+    // the traceback, mostly the import machinery's frames, at the debug log level.
+    if (import_error_ != nullptr && e.matches(*import_error_)) {
+      throw CompileError(fmt::format("{}: {}\n{}", what, py::str(e.value()).cast<std::string>(),
+                                     tracebacks_ ? format_python_error(e)
+                                                 : "(TRITON_JIT_LOG_LEVEL=debug adds the Python traceback)"));
+    }
     throw CompileError(fmt::format("{}: {}\n{}", what, py::str(e.value()).cast<std::string>(), format_python_error(e)));
   }
 
   py::object* module_ = nullptr;
   py::object* lookup_error_ = nullptr;
+  py::object* import_error_ = nullptr;
+  bool tracebacks_ = false;
 };
 
 }  // namespace

@@ -31,7 +31,7 @@ import os
 import re
 import time
 
-from triton_jit_sources import Dependencies, KernelLookupError, load_kernel, triton_dir  # noqa: F401
+from triton_jit_sources import Dependencies, KernelImportError, KernelLookupError, load_kernel, triton_dir  # noqa: F401
 
 
 # ---- describe ----------------------------------------------------------------------------------

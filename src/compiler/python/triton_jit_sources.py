@@ -25,6 +25,37 @@ class KernelLookupError(Exception):
     """The kernel file, module or function cannot be found, or is not a Triton JIT function."""
 
 
+class KernelImportError(Exception):
+    """Importing a kernel's module raised: the message names the file, the line and the exception;
+    the exception it comes from (`__cause__`) keeps the traceback."""
+
+
+def _import_failure(where, path, error):
+    """A KernelImportError for `error`, raised while importing `where` (a kernel file's path, or a
+    module name) whose file is `path`: at the line of that file it was raised from, else at the
+    deepest frame of the traceback."""
+    import traceback
+    line = None
+    if isinstance(error, SyntaxError) and error.lineno is not None:
+        place = f"line {error.lineno}" + ("" if os.path.realpath(error.filename or "") == path
+                                         else f" of '{error.filename}'")
+        text = error.msg
+    else:
+        frames = traceback.extract_tb(error.__traceback__)
+        own = [f for f in frames if path and os.path.realpath(f.filename) == path]
+        frame = own[-1] if own else (frames[-1] if frames else None)
+        place = "an unknown line" if frame is None else (
+            f"line {frame.lineno}" + ("" if own else f" of '{frame.filename}'"))
+        line = frame.line if frame is not None else None
+        text = str(error)
+    message = f"importing {where} failed at {place}: {type(error).__name__}: {text}"
+    if line:
+        message += f"\n    {line.strip()}"
+    if isinstance(error, RuntimeError) and "active drivers" in text:
+        message += "\n(the module asks Triton's GPU driver for something at import, and this machine has no GPU)"
+    return KernelImportError(message)
+
+
 # ---- loading kernels from snapshots of their sources -------------------------------------------
 #
 # Triton compiles a JIT function from the text `inspect.getsource` returns, which linecache reads
@@ -120,7 +151,12 @@ def _import_file(file_path):
                 sys.path.insert(0, root)
             for name in [n for n in sys.modules if n == dotted or n.startswith(dotted + ".")]:
                 del sys.modules[name]
-            module = importlib.import_module(dotted)
+            try:
+                module = importlib.import_module(dotted)
+            except KernelLookupError:
+                raise
+            except Exception as error:
+                raise _import_failure(f"'{file_path}'", os.path.realpath(file_path), error) from error
         else:
             unique = "triton_jit_kernel_" + str(abs(hash(file_path)))
             loader = _SnapshotLoader(unique, file_path)
@@ -133,6 +169,9 @@ def _import_file(file_path):
                 sys.path.insert(0, directory)
             try:
                 loader.exec_module(module)
+            except Exception as error:
+                del sys.modules[unique]
+                raise _import_failure(f"'{file_path}'", os.path.realpath(file_path), error) from error
             except BaseException:
                 del sys.modules[unique]
                 raise
@@ -148,7 +187,22 @@ def _import_module(module_name, search_path):
         with _Snapshots():
             return importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        raise KernelLookupError(f"cannot import module '{module_name}': {error}") from None
+        if error.name is not None and (error.name == module_name or module_name.startswith(error.name + ".")):
+            raise KernelLookupError(f"cannot import module '{module_name}': {error}") from None
+        raise _import_failure(f"module '{module_name}'", _spec_file(module_name), error) from error
+    except KernelLookupError:
+        raise
+    except Exception as error:
+        raise _import_failure(f"module '{module_name}'", _spec_file(module_name), error) from error
+
+
+def _spec_file(module_name):
+    """The real path of a module's file, or "" where it has none (for messages)."""
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except Exception:
+        return ""
+    return os.path.realpath(spec.origin) if spec is not None and spec.origin else ""
 
 
 def _unwrap(obj, name):
