@@ -9,8 +9,10 @@
 #include "compiler/compiler_bridge.h"
 #include "common/env.h"
 #include "common/log.h"
+#include "common/target.h"
 #include "compiler/paths.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/settings.h"
 
 // Note [One interpreter per process]
 // In a Python host (ops loaded with torch.ops.load_library), the interpreter's symbols are
@@ -40,6 +42,16 @@ void load_libpython() {
   }
 }
 
+// The target a module that asks Triton's driver at import is told, where there is no GPU; empty
+// when TRITON_JIT_TARGET is malformed (the compile that needs it reports that).
+std::string configured_target_name() {
+  try {
+    return target_name(default_target());
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 CompilerBridge* load_bridge() {
   const bool running = python_already_running();
   if (!running) load_libpython();
@@ -58,7 +70,7 @@ CompilerBridge* load_bridge() {
   if (create == nullptr) throw Error(fmt::format("triton_jit: '{}' is not a triton_jit compiler bridge", path));
   BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string(),
                       running ? std::string() : env_or("TRITON_JIT_LIBPYTHON", configured_libpython()),
-                      log_level() >= LogLevel::kDebug};
+                      log_level() >= LogLevel::kDebug, configured_target_name()};
   return create(&config);
 }
 

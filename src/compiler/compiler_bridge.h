@@ -56,6 +56,7 @@ struct BridgeConfig {
   std::string scripts_dir;        // where triton_jit_compile.py lives
   std::string libpython;          // the libpython loaded for it (for messages; empty if Python was running)
   bool tracebacks = false;        // a kernel module's import failure carries the Python traceback (debug log level)
+  std::string target;             // what Triton's driver answers while a module imports without a GPU ("cuda:90")
 };
 
 // Loads the bridge (and libpython, in a process that has no interpreter yet) on first use.

@@ -261,6 +261,31 @@ TEST(Errors, AnExceptionAtImportNamesTheFileTheLineAndTheException) {
   }
 }
 
+// Note: modules that ask Triton's driver at import (the target, the device) load and warm up on a
+// machine without a GPU: the driver answers with the configured target (TRITON_JIT_TARGET).
+TEST(CompileOnly, AModuleThatAsksTheDriverAtImportGetsTheConfiguredTarget) {
+  if (triton_jit::cuda_available()) GTEST_SKIP() << "a machine without a GPU tells what the driver answers then";
+  const auto& f = TritonJITFunction::get_instance(kernel("asks_the_driver.py"), "scaled_by_target");
+  EXPECT_EQ(f.autotune_configs().size(), 2u);  // is_hopper() held for cuda:90
+  alignas(16) static float x[256];
+  triton_jit::LaunchConfig c;
+  c.grid = {1, 1, 1};
+  const auto info = f.warmup(c, triton_jit::device_pointer(x, triton_jit::DType::kFloat32),
+                             triton_jit::device_pointer(x, triton_jit::DType::kFloat32), 256);
+  EXPECT_NE(info.signature.find("BLOCK=128"), std::string::npos) << info.signature;
+  EXPECT_EQ(info.target, "cuda:90");
+}
+
+TEST(CompileOnly, WhatTheDriverCannotAnswerWithoutAGpuIsNamed) {
+  if (triton_jit::cuda_available()) GTEST_SKIP() << "a machine without a GPU tells what the driver answers then";
+  const std::string message =
+      error_of([] { TritonJITFunction::get_instance(kernel("asks_for_properties.py"), "one_per_sm"); });
+  EXPECT_NE(message.find("failed at line 6: RuntimeError: the kernel module asks Triton's driver for 'utils' while it "
+                         "is imported, and this machine has no GPU"),
+            std::string::npos)
+      << message;
+}
+
 TEST(Errors, TritonCompileErrorReachesTheException) {
   auto& f = TritonJITFunction::get_instance(kernel("compile_error.py"), "bad_block");
   std::string message;

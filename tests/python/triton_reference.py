@@ -26,7 +26,7 @@ def reference_specialization(file, function, values, target="cuda:90"):
     from triton._utils import find_paths_if, get_iterable_path
     from triton.runtime.jit import create_function_from_signature
     fn = triton_jit_compile.load_kernel(os.path.realpath(file), "", function, []).fn
-    backend = make_backend(triton_jit_compile._target(target))
+    backend = make_backend(triton_jit_compile.gpu_target(target))
     binder = create_function_from_signature(fn.signature, fn.params, backend)
     bound_args, specialization, _ = binder(*values)
     sigvals = [x[0] for x in specialization]

@@ -174,6 +174,7 @@ class PythonBridge final : public CompilerBridge {
       lookup_error_ = new py::object(module_->attr("KernelLookupError"));
       if (py::hasattr(*module_, "KernelImportError")) import_error_ = new py::object(module_->attr("KernelImportError"));
       tracebacks_ = config.tracebacks;
+      if (py::hasattr(*module_, "set_compile_only_target")) module_->attr("set_compile_only_target")(config.target);
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_ModuleNotFoundError)) throw_missing_module(e, config);
       throw CompileError(fmt::format("triton_jit: cannot import the compile script from '{}' with Python '{}':\n{}",

@@ -31,7 +31,8 @@ import os
 import re
 import time
 
-from triton_jit_sources import Dependencies, KernelImportError, KernelLookupError, load_kernel, triton_dir  # noqa: F401
+from triton_jit_sources import (Dependencies, KernelImportError, KernelLookupError, gpu_target, load_kernel,  # noqa: F401
+                                set_compile_only_target, triton_dir)
 
 
 # ---- describe ----------------------------------------------------------------------------------
@@ -379,17 +380,6 @@ def prune_configs(file, module, function, search_path, decorator, arguments_json
 # ---- compile -----------------------------------------------------------------------------------
 
 
-def _target(text):
-    from triton.backends.compiler import GPUTarget
-    backend, _, arch = text.partition(":")
-    if backend == "hip" and arch.startswith("gfx"):
-        # A wavefront of 64 lanes on CDNA (gfx9), 32 on RDNA (gfx10 to gfx12), as Triton's AMD driver says.
-        return GPUTarget("hip", arch, 32 if arch[3:5] in ("10", "11", "12") else 64)
-    if backend != "cuda" or not arch:
-        raise ValueError(f"unsupported target '{text}'; expected 'cuda:<arch>' or 'hip:<gfx>', for example cuda:90")
-    return GPUTarget("cuda", int(arch.rstrip("a")), 32)
-
-
 def _make_source(fn, signature, constexprs, attrs):
     from triton.compiler import ASTSource
     accepted = inspect.signature(ASTSource.__init__).parameters
@@ -518,7 +508,7 @@ def compile(file, module, function, search_path, request_json):
     signature = _in_tritons_names(fn, dict(zip(fn.arg_names, (_tuplify(t) for t in request["signature"]))))
     constexprs = {_path(i): _untag_value(v) for i, v in request["constexprs"].items()}
     attrs = {_path(i): [list(a) for a in v] for i, v in request["attrs"].items()}
-    target = _target(request["target"])
+    target = gpu_target(request["target"])
     backend = make_backend(target)
     options = _options(backend, request["options"], fn)
     options.update(_extra_options(backend, request.get("extra_options", {})))

@@ -229,13 +229,90 @@ class _Kernel:
         self.sources = Dependencies(self).sources()
 
 
-class _DeferredBenchmarker:
-    """Stands in for the active driver while a module loads: Triton 3.3's @triton.autotune asks
-    the driver for its benchmarker when it decorates, and without a GPU there is no driver (later
-    Tritons ask at the first tuning). The benchmarker it gets finds the real driver when called."""
+def gpu_target(text):
+    """Triton's GPUTarget for "cuda:90", "cuda:90a" or "hip:gfx942"."""
+    from triton.backends.compiler import GPUTarget
+    backend, _, arch = text.partition(":")
+    if backend == "hip" and arch.startswith("gfx"):
+        # A wavefront of 64 lanes on CDNA (gfx9), 32 on RDNA (gfx10 to gfx12), as Triton's AMD driver says.
+        return GPUTarget("hip", arch, 32 if arch[3:5] in ("10", "11", "12") else 64)
+    if backend != "cuda" or not arch:
+        raise ValueError(f"unsupported target '{text}'; expected 'cuda:<arch>' or 'hip:<gfx>', for example cuda:90")
+    return GPUTarget("cuda", int(arch.rstrip("a")), 32)
+
+
+_COMPILE_ONLY_TARGET = "cuda:90"
+
+
+def set_compile_only_target(text):
+    """The target Triton's driver answers with while a kernel module imports on a machine without
+    a GPU (the C++ side's configured one, TRITON_JIT_TARGET)."""
+    global _COMPILE_ONLY_TARGET
+    _COMPILE_ONLY_TARGET = text
+
+
+class _CompileOnlyDriver:
+    """Stands in for Triton's active driver while a kernel module is imported. Modules ask it for
+    the target or the device at import (`DEVICE = triton.runtime.driver.active.get_active_torch_device()`,
+    `is_hopper()` choosing configs), and Triton 3.3's @triton.autotune asks for its benchmarker.
+    With a GPU every question goes to the real driver; without one (Triton finds no active driver)
+    it answers as a compile for the configured target needs: that target, device 0, stream 0, a
+    benchmarker that finds the real driver when it runs; anything else is an error naming what was
+    asked. Nothing is asked of the real driver before the module asks: probing it imports torch."""
+
+    _ANSWERED = ("get_current_target", "get_current_device", "get_current_stream", "get_active_torch_device",
+                 "get_benchmarker", "set_current_device")
+
+    def __init__(self):
+        self._real = None
+        self._missing = False
+
+    def _driver(self):
+        if self._real is None and not self._missing:
+            from triton.runtime.driver import driver
+            try:
+                real = driver.default
+                real.get_current_target  # Triton 3.3's default is a lazy proxy: made here, or raises
+                self._real = real
+            except RuntimeError:
+                self._missing = True
+        return self._real
+
+    def __getattr__(self, name):
+        if name == "get_benchmarker":  # asked at decoration by Triton 3.3: answered without probing
+            return self._no_gpu_get_benchmarker
+        real = self._driver()
+        if real is not None:
+            return getattr(real, name)
+        if name in self._ANSWERED:
+            return getattr(self, "_no_gpu_" + name)
+        raise RuntimeError(f"the kernel module asks Triton's driver for '{name}' while it is imported, and this "
+                           f"machine has no GPU; without one, {', '.join(self._ANSWERED)} are answered for the "
+                           f"target {_COMPILE_ONLY_TARGET or '(none: TRITON_JIT_TARGET is not a target)'}")
 
     @staticmethod
-    def get_benchmarker():
+    def _no_gpu_get_current_target():
+        return gpu_target(_COMPILE_ONLY_TARGET)
+
+    @staticmethod
+    def _no_gpu_get_current_device():
+        return 0
+
+    @staticmethod
+    def _no_gpu_set_current_device(device):
+        pass
+
+    @staticmethod
+    def _no_gpu_get_current_stream(device=None):
+        return 0
+
+    @staticmethod
+    def _no_gpu_get_active_torch_device():
+        import torch
+        return torch.device("cuda", 0)
+
+    @staticmethod
+    def _no_gpu_get_benchmarker():
         def bench(*args, **kwargs):
             from triton.runtime.driver import driver
             return driver.default.get_benchmarker()(*args, **kwargs)
@@ -243,21 +320,19 @@ class _DeferredBenchmarker:
 
 
 @contextlib.contextmanager
-def _decorators_need_no_driver():
-    from triton.runtime import autotuner
+def _driver_for_import():
+    """_CompileOnlyDriver as Triton's active driver while a module is imported; what was active
+    before is put back as it was (reset_active() would probe the real driver)."""
     from triton.runtime.driver import driver
-    try:
-        asks_at_decoration = "get_benchmarker" in inspect.getsource(autotuner.Autotuner.__init__)
-    except (OSError, TypeError):
-        asks_at_decoration = False
-    if not asks_at_decoration or driver.active is not driver.default:
-        yield
-        return
-    driver.set_active(_DeferredBenchmarker())
+    # The attribute itself: Triton 3.4 and newer keep `_active` behind a property, which would
+    # probe the real driver; 3.3 keeps `active` as a plain attribute.
+    field = "_active" if "_active" in vars(driver) else "active"
+    saved = vars(driver).get(field)
+    driver.set_active(_CompileOnlyDriver())
     try:
         yield
     finally:
-        driver.reset_active()
+        setattr(driver, field, saved)
 
 
 def load_kernel(file, module, function, search_path):
@@ -266,7 +341,7 @@ def load_kernel(file, module, function, search_path):
         kernel = _KERNELS.get(key)
         if kernel is not None:
             return kernel
-        with _decorators_need_no_driver():
+        with _driver_for_import():
             if file:
                 mod = _import_file(file)
                 where = f"'{file}'"
