@@ -35,6 +35,22 @@ def add_tuned(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr)
                  mask=mask)
 
 
+@triton.autotune(configs=[triton.Config({"BLOCK": 1024}, num_warps=4), triton.Config({"BLOCK": 512}, num_warps=4),
+                          triton.Config({"BLOCK": 256}, num_warps=4), triton.Config({"BLOCK": 128}, num_warps=4)],
+                 key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def add_tuned_op(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    """add_tuned with a string constexpr the caller passes (as tutorial 03 passes ACTIVATION)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    if OP == "sub":
+        y = -y
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
 @triton.jit
 def add_untuned(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
     """add_tuned without its decorators: the caller passes BLOCK and EVEN."""

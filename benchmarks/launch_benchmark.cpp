@@ -309,20 +309,28 @@ void paired_decorated() {
   LaunchConfig plain = c;
   plain.num_warps = 4;
   untuned(plain, in.x, in.y, in.out, kN, block, kN % block == 0);
-  std::vector<double> decorated, undecorated, diff;
+  // The same kernel with a string constexpr the caller passes: the memo keys it by its text.
+  const auto& with_string = kernel("add_tuned_op");
+  with_string(c, in.x, in.y, in.out, kN, "add");
+  std::vector<double> decorated, undecorated, diff, stringed, string_diff;
   for (int round = 0; round < 200; ++round) {
     double d = batch_ns([&] { tuned(c, in.x, in.y, in.out, kN); }, stream);
     double u = batch_ns([&] { untuned(plain, in.x, in.y, in.out, kN, block, kN % block == 0); }, stream);
+    double s = batch_ns([&] { with_string(c, in.x, in.y, in.out, kN, "add"); }, stream);
     decorated.push_back(d);
     undecorated.push_back(u);
     diff.push_back(d - u);
+    stringed.push_back(s);
+    string_diff.push_back(s - u);
   }
   driver().stream_synchronize(stream);
   std::printf("\nDecorated hit, host ns per launch (200 rounds of 256 launches; median)\n");
   std::printf("  %-46s %8.0f\n", "add_tuned (autotune + heuristics), tuned key", median(decorated));
   std::printf("  %-46s %8.0f\n", "add_untuned, BLOCK and EVEN passed", median(undecorated));
+  std::printf("  %-46s %8.0f\n", "add_tuned_op, string constexpr OP='add'", median(stringed));
   std::printf("  decorated - undecorated: median %+.0f ns (target <= +50); chosen config %d (%s)\n", median(diff),
               choice->config, choice->text.c_str());
+  std::printf("  with a string - undecorated: median %+.0f ns (target <= +50)\n", median(string_diff));
 }
 
 // Launches per second from `threads` threads, each on its own stream, alternating phases of raw

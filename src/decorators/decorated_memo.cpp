@@ -1,5 +1,6 @@
 #include "decorators/decorated_memo.h"
 
+#include "common/hash.h"
 #include "common/settings.h"
 #include "encoding/argument_encoder.h"
 #include "triton_jit/compile_options.h"
@@ -86,6 +87,7 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
                                    1u << static_cast<unsigned>(ArgKind::kInt) |
                                    1u << static_cast<unsigned>(ArgKind::kUInt) |
                                    1u << static_cast<unsigned>(ArgKind::kFloat) |
+                                   1u << static_cast<unsigned>(ArgKind::kString) |
                                    1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
   constexpr unsigned kDeviceKinds = 1u << static_cast<unsigned>(ArgKind::kPointer) |
                                     1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
@@ -107,10 +109,19 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
       const auto& d = *static_cast<const TensorDescriptor*>(s.value.p);
       if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank) refused = true;
       else value = descriptor_word(d);
+    } else if (s.kind == ArgKind::kString) [[unlikely]] {
+      // Its text, not its address, is the value: a 128-bit digest in two words. Every argument
+      // left takes at most one word, so the words fit while w + (n - i) + 1 does.
+      if (w + (n - i) + 1 > kMaxInputWords) {
+        refused = true;
+      } else {
+        const Digest text = digest(s.value.s, s.size);
+        in.words[w++] = text.high;
+        value = text.low;
+      }
     }
     in.words[w] = value;
     w += (kValueKinds >> kind) & 1;
-    refused |= s.kind == ArgKind::kString;  // its text, not its address, is the value
     if (first_device < 0 && ((kDeviceKinds >> kind) & 1) != 0 && s.device >= 0) first_device = s.device;
   }
   if (refused) [[unlikely]] return false;

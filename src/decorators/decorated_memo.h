@@ -27,9 +27,10 @@
 // table, and only writes the kernel's parameters. A call with extra compile options keeps no
 // variant (they are not packed) and looks its variant up.
 // Entries are seqlocks of atomic words: readers take no lock and write nothing; a writer that
-// finds an entry busy leaves it. Kernels whose heuristics run in Python (which may read
-// anything) and calls with string arguments take the full path. The generation changes when a
-// config is forced, so an entry made before never answers after.
+// finds an entry busy leaves it. A string argument is packed as a 128-bit digest of its text
+// (its address says nothing). Kernels whose heuristics run in Python (which may read anything)
+// or whose configs have hooks take the full path. The generation changes when a config is
+// forced, so an entry made before never answers after.
 
 namespace triton_jit::detail {
 
@@ -42,7 +43,8 @@ class DecoratedMemo {
   static constexpr std::size_t kMaxOutputs = 8;
 
   // A call's inputs, packed: each argument's kind, dtype and alignment (four to a word), the
-  // values of its scalars and descriptors; the caller's options go into the header. find() adds
+  // values of its scalars and descriptors, the digests of its strings; the caller's options go into
+  // the header. find() adds
   // the options the decorators chose. Not initialised: pack() and seal() write what they use;
   // aligned so that a short call's is a line.
   struct alignas(64) Inputs {
@@ -75,8 +77,8 @@ class DecoratedMemo {
   bool user_first() const noexcept { return user_first_; }
 
   // Packs a call's inputs in one pass over them, noting the first tensor's device on the way;
-  // false when the call cannot be remembered (a string argument, too many arguments, options out
-  // of range). seal() then adds the launch device and picks the entry.
+  // false when the call cannot be remembered (too many arguments or string words, options out of
+  // range). seal() then adds the launch device and picks the entry.
   bool pack(const ArgSlot* args, std::size_t n, const LaunchConfig& config, Inputs& in) const noexcept;
   void seal(Inputs& in, int device) const noexcept;
   // Copies out what the decorators set for these inputs, and returns the variant the call

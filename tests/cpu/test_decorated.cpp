@@ -300,6 +300,29 @@ TEST(DecoratedMemo, AParameterSetBetweenTheCallersIsPlacedRight) {
   set_recording(true, 0);
 }
 
+// A string constexpr the caller passes is remembered by its text, not its address: calls with
+// equal text in different buffers share an entry, calls with other text launch their own variant.
+TEST(DecoratedMemo, CallsWithStringArgumentsAreRememberedByTheirText) {
+  auto& f = const_cast<TritonJITFunction&>(kernel("activated"));
+  auto x = device_pointer(g_x, DType::kFloat32, 0);
+  auto out = device_pointer(g_out, DType::kFloat32, 0);
+  WatchLaunches watch;
+  f.force_autotune_config(0);
+  triton_jit::set_stats_enabled(true);
+  const auto before = f.stats();
+  for (int i = 0; i < 12; ++i) {  // in runs of four, as above
+    const bool relu = i / 4 != 1;
+    const std::string activation = relu ? std::string("re") + "lu" : std::string();  // a new buffer each call
+    f(grid_by_block(), x, out, 1000, activation);
+    EXPECT_TRUE(launched(relu ? "ACTIVATION='relu'" : "ACTIVATION=''")) << i << ": " << g_launched;
+  }
+  const auto after = f.stats();
+  triton_jit::set_stats_enabled(false);
+  f.force_autotune_config(-1);
+  EXPECT_EQ(after.hits - before.hits, 12u);
+  EXPECT_GE(after.remembered - before.remembered, 9u) << "the memo answered the repeated calls";
+}
+
 // The memo keeps the variant a call launched, so what else selects a variant is part of what it
 // remembers: a tensor's 16-byte alignment. A misaligned tensor must not get the aligned variant,
 // and the checks the encoder makes still run.

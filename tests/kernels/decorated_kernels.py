@@ -83,3 +83,14 @@ def block_between(x_ptr, BLOCK: tl.constexpr, out_ptr, n):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def activated(x_ptr, out_ptr, n, ACTIVATION: tl.constexpr, BLOCK: tl.constexpr):
+    """A string constexpr the caller passes, as Triton's matmul tutorial passes ACTIVATION."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    if ACTIVATION == "relu":
+        x = tl.maximum(x, 0.0)
+    tl.store(out_ptr + offsets, x, mask=offsets < n)
