@@ -45,7 +45,7 @@ stage "C++ suites"
 results="$build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge
-       test_launch_path test_decorated test_hooks test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production)
+       test_launch_path test_decorated test_hooks test_stand_in_policy test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production)
 for t in "${tests[@]}"; do
   timeout 900 "$build/bin/$t" --gtest_output="json:$results/$t.json" > "$out/$t.txt" 2>&1
   grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul |^attention |^tma matmul ' "$out/$t.txt"

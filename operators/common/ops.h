@@ -115,6 +115,18 @@ void disable();
 std::vector<std::string> standing_in();       // the ops enable() accepts
 std::vector<std::string> enabled_stand_ins();  // the ops routed now
 
+// An enabled stand-in whose kernel is slower than ATen's for some shapes sends those calls back to
+// ATen's own CUDA kernel (the rules, measured on the H200, are in common/stand_in_policy.h), so that
+// enabling stand-ins never slows a model down. set_stand_in_routing(false) sends every call of an
+// enabled stand-in to ours (to test or time our kernels through ATen's calls).
+void set_stand_in_routing(bool enabled);
+bool stand_in_routing();
+struct StandInRoutes {
+  std::string op;       // "aten::mm"
+  uint64_t ours, aten;  // calls sent to ours and back to ATen since the library loaded
+};
+std::vector<StandInRoutes> stand_in_routes();  // every stand-in that routes
+
 // Compiles the variants the demo uses for `dtype`, without a GPU.
 std::vector<VariantInfo> warmup(c10::ScalarType dtype);
 

@@ -1,8 +1,25 @@
 // Every operator of the library, in one place: the schemas (ATen's, where ATen has the op, so
 // that each can stand in for it), the CUDA and Meta kernels (one function serves both: on Meta
 // tensors it stops after computing the result's shape), and the ATen stand-ins.
+#include <ATen/ops/_log_softmax_cuda_dispatch.h>
+#include <ATen/ops/_softmax_cuda_dispatch.h>
+#include <ATen/ops/addmm_cuda_dispatch.h>
+#include <ATen/ops/amax_cuda_dispatch.h>
+#include <ATen/ops/argmax_cuda_dispatch.h>
+#include <ATen/ops/bmm_cuda_dispatch.h>
+#include <ATen/ops/cat_cuda_dispatch.h>
+#include <ATen/ops/gelu_cuda_dispatch.h>
+#include <ATen/ops/max_cuda_dispatch.h>
+#include <ATen/ops/min_cuda_dispatch.h>
+#include <ATen/ops/mm_cuda_dispatch.h>
+#include <ATen/ops/remainder_cuda_dispatch.h>
+#include <ATen/ops/tanh_cuda_dispatch.h>
+#include <ATen/ops/topk_cuda_dispatch.h>
+#include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +27,7 @@
 #include <triton_jit/torch_library.h>
 
 #include "common/ops.h"
+#include "common/stand_in_policy.h"
 
 namespace triton_jit::ops {
 namespace {
@@ -56,6 +74,132 @@ Pair topk_op(const Tensor& self, c10::SymInt k, int64_t dim, bool largest, bool 
 
 // ---- ATen stand-ins -------------------------------------------------------------------------------
 
+// Routing (common/stand_in_policy.h): the stand-ins of ops whose kernels are slower than ATen's for
+// some shape classes ask stand_in_policy.h per call and send those classes back to ATen's own CUDA
+// kernel, called directly (at::cuda::), since the dispatcher's CUDA entry is now ours.
+std::atomic<bool> routing_enabled{true};
+
+enum RoutedOp : size_t {
+  kMm,
+  kAddmm,
+  kBmm,
+  kTopk,
+  kSoftmax,
+  kLogSoftmax,
+  kArgmax,
+  kMaxDim,
+  kMinDim,
+  kAmax,
+  kCat,
+  kRemainder,
+  kTanh,
+  kGelu,
+  kRoutedOps
+};
+constexpr std::array<const char*, kRoutedOps> kRoutedNames = {
+    "mm",      "addmm",   "bmm",  "topk", "_softmax",         "_log_softmax", "argmax",
+    "max.dim", "min.dim", "amax", "cat",  "remainder.Tensor", "tanh",         "gelu"};
+struct RouteCount {
+  std::atomic<uint64_t> ours{0}, aten{0};
+};
+std::array<RouteCount, kRoutedOps> route_counts;
+
+// Runs `ours` or `aten` as the policy said (ours for every call while routing is off) and counts it.
+template <class Ours, class Aten>
+auto routed(RoutedOp op, Route route, Ours&& ours, Aten&& aten) {
+  if (route == Route::kAten && routing_enabled.load(std::memory_order_relaxed)) {
+    route_counts[op].aten.fetch_add(1, std::memory_order_relaxed);
+    return aten();
+  }
+  route_counts[op].ours.fetch_add(1, std::memory_order_relaxed);
+  return ours();
+}
+
+// The rows and row length of a reduction of `self` over `dims` (all of them when empty).
+RowShape row_shape(const Tensor& self, at::IntArrayRef dims) {
+  const int64_t numel = self.numel();
+  int64_t length = 1;
+  if (dims.empty()) {
+    length = numel;
+  } else {
+    for (int64_t d : dims) length *= self.dim() == 0 ? 1 : self.size(c10::maybe_wrap_dim(d, self.dim()));
+  }
+  return {length == 0 ? 0 : numel / length, length, static_cast<int64_t>(self.element_size())};
+}
+RowShape row_shape(const Tensor& self, int64_t dim) { return row_shape(self, at::IntArrayRef(dim)); }
+
+Tensor mm_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kMm, route_matmul({1, a.size(0), b.size(1), a.size(1)}), [&] { return ops::mm(a, b); },
+      [&] { return at::cuda::mm(a, b); });
+}
+Tensor addmm_stand_in(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
+  return routed(
+      kAddmm, route_matmul({1, m1.size(0), m2.size(1), m1.size(1)}),
+      [&] { return ops::addmm(self, m1, m2, beta, alpha); },
+      [&] { return at::cuda::addmm(self, m1, m2, beta, alpha); });
+}
+Tensor bmm_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kBmm, route_matmul({a.size(0), a.size(1), b.size(2), a.size(2)}), [&] { return ops::bmm(a, b); },
+      [&] { return at::cuda::bmm(a, b); });
+}
+Pair topk_stand_in(const Tensor& self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+  const int64_t count = k.guard_int(__FILE__, __LINE__);
+  return routed(
+      kTopk, route_topk(row_shape(self, dim), count), [&] { return ops::topk_symint(self, k, dim, largest, sorted); },
+      [&] { return at::cuda::topk(self, count, dim, largest, sorted); });
+}
+Tensor softmax_stand_in(const Tensor& a, int64_t dim, bool half_to_float) {
+  return routed(
+      kSoftmax, route_softmax(row_shape(a, dim)), [&] { return softmax_aten(a, dim, half_to_float); },
+      [&] { return at::cuda::_softmax(a, dim, half_to_float); });
+}
+Tensor log_softmax_stand_in(const Tensor& a, int64_t dim, bool half_to_float) {
+  return routed(
+      kLogSoftmax, route_softmax(row_shape(a, dim)), [&] { return log_softmax_aten(a, dim, half_to_float); },
+      [&] { return at::cuda::_log_softmax(a, dim, half_to_float); });
+}
+Tensor argmax_stand_in(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  const RowShape shape = dim ? row_shape(self, *dim) : row_shape(self, at::IntArrayRef{});
+  return routed(
+      kArgmax, route_index_reduction(shape), [&] { return ops::argmax(self, dim, keepdim); },
+      [&] { return at::cuda::argmax(self, dim, keepdim); });
+}
+Pair max_stand_in(const Tensor& self, int64_t dim, bool keepdim) {
+  return routed(
+      kMaxDim, route_index_reduction(row_shape(self, dim)), [&] { return ops::max(self, dim, keepdim); },
+      [&] { return at::cuda::max(self, dim, keepdim); });
+}
+Pair min_stand_in(const Tensor& self, int64_t dim, bool keepdim) {
+  return routed(
+      kMinDim, route_index_reduction(row_shape(self, dim)), [&] { return ops::min(self, dim, keepdim); },
+      [&] { return at::cuda::min(self, dim, keepdim); });
+}
+Tensor amax_stand_in(const Tensor& self, at::IntArrayRef dim, bool keepdim) {
+  return routed(
+      kAmax, route_amax(row_shape(self, dim)), [&] { return ops::amax(self, dim, keepdim); },
+      [&] { return at::cuda::amax(self, dim, keepdim); });
+}
+Tensor cat_stand_in(const at::ITensorListRef& tensors, int64_t dim) {
+  return routed(
+      kCat, route_cat(), [&] { return ops::cat(tensors, dim); }, [&] { return at::cuda::cat(tensors, dim); });
+}
+Tensor remainder_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kRemainder, route_remainder(std::max(a.numel(), b.numel())), [&] { return ops::remainder(a, b); },
+      [&] { return at::cuda::remainder(a, b); });
+}
+Tensor tanh_stand_in(const Tensor& a) {
+  return routed(
+      kTanh, route_tanh(), [&] { return ops::tanh(a); }, [&] { return at::cuda::tanh(a); });
+}
+Tensor gelu_stand_in(const Tensor& a, c10::string_view approximate) {
+  return routed(
+      kGelu, approximate == "tanh" ? route_tanh() : Route::kOurs, [&] { return ops::gelu(a, approximate); },
+      [&] { return at::cuda::gelu(a, approximate); });
+}
+
 using Installer = void (*)(::torch::Library&);
 #define TRITON_JIT_STAND_IN(name, fn) \
   {name, [](::torch::Library& l) { l.impl(name, TORCH_FN(fn)); }}
@@ -72,7 +216,7 @@ const std::map<std::string, Installer>& stand_ins() {
       TRITON_JIT_STAND_IN("div.Scalar", div_scalar),
       TRITON_JIT_STAND_IN("div.Tensor_mode", div_tensor_mode),
       TRITON_JIT_STAND_IN("div.Scalar_mode", div_scalar_mode),
-      TRITON_JIT_STAND_IN("remainder.Tensor", remainder_tensor),
+      TRITON_JIT_STAND_IN("remainder.Tensor", remainder_stand_in),
       TRITON_JIT_STAND_IN("remainder.Scalar", remainder_scalar),
       TRITON_JIT_STAND_IN("maximum", maximum),
       TRITON_JIT_STAND_IN("minimum", minimum),
@@ -84,26 +228,26 @@ const std::map<std::string, Installer>& stand_ins() {
       TRITON_JIT_STAND_IN("sqrt", sqrt),
       TRITON_JIT_STAND_IN("rsqrt", rsqrt),
       TRITON_JIT_STAND_IN("sigmoid", sigmoid),
-      TRITON_JIT_STAND_IN("tanh", tanh),
+      TRITON_JIT_STAND_IN("tanh", tanh_stand_in),
       TRITON_JIT_STAND_IN("relu", relu),
-      TRITON_JIT_STAND_IN("gelu", gelu_op),
+      TRITON_JIT_STAND_IN("gelu", gelu_stand_in),
       TRITON_JIT_STAND_IN("silu", silu),
       TRITON_JIT_STAND_IN("sum.dim_IntList", sum),
       TRITON_JIT_STAND_IN("mean.dim", mean),
-      TRITON_JIT_STAND_IN("amax", amax),
-      TRITON_JIT_STAND_IN("max.dim", max),
-      TRITON_JIT_STAND_IN("min.dim", min),
-      TRITON_JIT_STAND_IN("argmax", argmax),
-      TRITON_JIT_STAND_IN("_softmax", softmax_aten),
-      TRITON_JIT_STAND_IN("_log_softmax", log_softmax_aten),
-      TRITON_JIT_STAND_IN("mm", mm),
-      TRITON_JIT_STAND_IN("addmm", addmm),
-      TRITON_JIT_STAND_IN("bmm", bmm),
+      TRITON_JIT_STAND_IN("amax", amax_stand_in),
+      TRITON_JIT_STAND_IN("max.dim", max_stand_in),
+      TRITON_JIT_STAND_IN("min.dim", min_stand_in),
+      TRITON_JIT_STAND_IN("argmax", argmax_stand_in),
+      TRITON_JIT_STAND_IN("_softmax", softmax_stand_in),
+      TRITON_JIT_STAND_IN("_log_softmax", log_softmax_stand_in),
+      TRITON_JIT_STAND_IN("mm", mm_stand_in),
+      TRITON_JIT_STAND_IN("addmm", addmm_stand_in),
+      TRITON_JIT_STAND_IN("bmm", bmm_stand_in),
       TRITON_JIT_STAND_IN("embedding", embedding_op),
       TRITON_JIT_STAND_IN("index_select", index_select),
       TRITON_JIT_STAND_IN("gather", gather),
-      TRITON_JIT_STAND_IN("cat", cat),
-      TRITON_JIT_STAND_IN("topk", topk_op),
+      TRITON_JIT_STAND_IN("cat", cat_stand_in),
+      TRITON_JIT_STAND_IN("topk", topk_stand_in),
   };
   return *table;
 }
@@ -126,6 +270,16 @@ void enable_op(const std::vector<std::string>& names) { ops::enable(names); }
 void disable_op() { disable(); }
 std::vector<std::string> stand_ins_op() { return standing_in(); }
 std::vector<std::string> enabled_op() { return enabled_stand_ins(); }
+void set_routing_op(bool enabled) { set_stand_in_routing(enabled); }
+std::tuple<std::vector<std::string>, std::vector<int64_t>, std::vector<int64_t>> routes_op() {
+  std::tuple<std::vector<std::string>, std::vector<int64_t>, std::vector<int64_t>> table;
+  for (const StandInRoutes& r : stand_in_routes()) {
+    std::get<0>(table).push_back(r.op);
+    std::get<1>(table).push_back(static_cast<int64_t>(r.ours));
+    std::get<2>(table).push_back(static_cast<int64_t>(r.aten));
+  }
+  return table;
+}
 // For Python (the wheel's triton_jit module): compile ahead, and the settings of the cache.
 std::vector<std::string> warmup_op(c10::ScalarType dtype) {
   std::vector<std::string> made;
@@ -168,6 +322,18 @@ std::vector<std::string> standing_in() {
   std::vector<std::string> names;
   for (const auto& [name, installer] : stand_ins()) names.push_back("aten::" + name);
   return names;
+}
+
+void set_stand_in_routing(bool enabled) { routing_enabled.store(enabled, std::memory_order_relaxed); }
+bool stand_in_routing() { return routing_enabled.load(std::memory_order_relaxed); }
+
+std::vector<StandInRoutes> stand_in_routes() {
+  std::vector<StandInRoutes> routes;
+  for (size_t op = 0; op < kRoutedOps; ++op) {
+    routes.push_back({std::string("aten::") + kRoutedNames[op], route_counts[op].ours.load(std::memory_order_relaxed),
+                      route_counts[op].aten.load(std::memory_order_relaxed)});
+  }
+  return routes;
 }
 
 std::vector<std::string> enabled_stand_ins() {
@@ -237,6 +403,8 @@ TORCH_LIBRARY(triton_jit, m) {
   m.def("disable_aten() -> ()", &triton_jit::ops::disable_op);
   m.def("aten_stand_ins() -> str[]", &triton_jit::ops::stand_ins_op);
   m.def("enabled_aten_stand_ins() -> str[]", &triton_jit::ops::enabled_op);
+  m.def("set_stand_in_routing(bool enabled) -> ()", &triton_jit::ops::set_routing_op);
+  m.def("stand_in_routes() -> (str[] ops, int[] ours, int[] aten)", &triton_jit::ops::routes_op);
   m.def("warmup(ScalarType dtype) -> str[]", &triton_jit::ops::warmup_op);
   m.def("cache_dir() -> str", &triton_jit::ops::cache_dir_op);
   m.def("set_cache_dir(str directory) -> ()", &triton_jit::ops::set_cache_dir_op);

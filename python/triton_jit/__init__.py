@@ -58,3 +58,15 @@ def disable_aten():
 
 def aten_stand_ins():
     return list(ops.aten_stand_ins())
+
+
+def set_stand_in_routing(enabled=True):
+    """Off: every call of an enabled stand-in runs ours, also for the shapes where ATen's kernel is
+    faster and the stand-in would send the call back to it (operators/common/stand_in_policy.h)."""
+    ops.set_stand_in_routing(bool(enabled))
+
+
+def stand_in_routes():
+    """{"aten::mm": (calls run by ours, calls sent back to ATen), ...} for the stand-ins that route."""
+    names, ours, aten = ops.stand_in_routes()
+    return {name: (o, a) for name, o, a in zip(names, ours, aten)}

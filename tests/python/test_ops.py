@@ -297,3 +297,27 @@ def test_aten_stand_ins_route_aten_calls_to_ours_until_disabled():
     assert not any("matmul_kernel" in k for k in kernels())
     with pytest.raises(RuntimeError, match="no stand-in for 'aten::conv2d'"):
         ops.enable_aten(["aten::conv2d"])
+
+
+@requires_gpu
+def test_a_stand_in_sends_the_shapes_where_aten_is_faster_back_to_aten():
+    ops = torch.ops.triton_jit
+    x = torch.randn(16, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(14336, 4096, device="cuda", dtype=torch.bfloat16) * 0.02
+    expected = torch.nn.functional.linear(x, w)
+
+    def counts():
+        names, ours, aten = ops.stand_in_routes()
+        return dict(zip(names, zip(ours, aten)))["aten::mm"]
+
+    ops.enable_aten(["aten::mm"])
+    try:
+        before = counts()
+        assert torch.equal(torch.nn.functional.linear(x, w), expected)  # cuBLAS's, bit for bit
+        assert counts() == (before[0], before[1] + 1)
+        ops.set_stand_in_routing(False)
+        torch.testing.assert_close(torch.nn.functional.linear(x, w), expected, rtol=2e-2, atol=2e-2)
+        assert counts() == (before[0] + 1, before[1] + 1)
+    finally:
+        ops.set_stand_in_routing(True)
+        ops.disable_aten()

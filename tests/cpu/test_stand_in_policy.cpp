@@ -1,0 +1,48 @@
+// The stand-ins' routing rules (operators/common/stand_in_policy.h) at the LLM shapes they were
+// measured on: each class that measured slower than ATen on the H200 goes back to ATen, each class
+// that measured faster stays ours.
+#include <gtest/gtest.h>
+
+#include "common/stand_in_policy.h"
+
+namespace {
+using triton_jit::ops::MatmulShape;
+using triton_jit::ops::Route;
+using triton_jit::ops::RowShape;
+constexpr int64_t kVocab = 128256;
+}  // namespace
+
+TEST(StandInPolicy, LinearLayersOfAnLlmGoToCublasButSmallAttentionProductsAndTheLmHeadAtDecodeStayOurs) {
+  for (int64_t m : {1, 16, 64, 512, 2048, 8192}) {
+    EXPECT_EQ(route_matmul(MatmulShape{1, m, 6144, 4096}), Route::kAten) << "qkv, M = " << m;
+    EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336}), Route::kAten) << "down, M = " << m;
+  }
+  EXPECT_EQ(route_matmul(MatmulShape{32, 2048, 2048, 128}), Route::kAten);  // attention scores, 2048 tokens
+  EXPECT_EQ(route_matmul(MatmulShape{32, 128, 128, 128}), Route::kOurs);
+  EXPECT_EQ(route_matmul(MatmulShape{1, 16, kVocab, 4096}), Route::kOurs);    // lm_head at decode
+  EXPECT_EQ(route_matmul(MatmulShape{1, 2048, kVocab, 4096}), Route::kAten);  // lm_head at prefill
+  EXPECT_EQ(route_matmul(MatmulShape{4, 16, kVocab, 4096}), Route::kAten);    // measured for mm only
+}
+
+TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
+  EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 50), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{1, kVocab, 2}, 50), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{16, kVocab, 4}, 50), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 1024), Route::kAten);
+  EXPECT_EQ(route_softmax(RowShape{16, kVocab, 4}), Route::kAten);
+  EXPECT_EQ(route_softmax(RowShape{4096, kVocab, 4}), Route::kOurs);
+  EXPECT_EQ(route_softmax(RowShape{8192, 8192, 2}), Route::kOurs);
+  EXPECT_EQ(route_index_reduction(RowShape{16, kVocab, 4}), Route::kOurs);
+  EXPECT_EQ(route_index_reduction(RowShape{2048, kVocab, 4}), Route::kAten);
+  EXPECT_EQ(route_index_reduction(RowShape{8192, 8192, 2}), Route::kOurs);
+  EXPECT_EQ(route_amax(RowShape{1, kVocab, 4}), Route::kOurs);
+  EXPECT_EQ(route_amax(RowShape{8192, 8192, 2}), Route::kAten);
+  EXPECT_EQ(route_amax(RowShape{1024, 4096, 2}), Route::kOurs);
+}
+
+TEST(StandInPolicy, PointwiseClassesThatMeasuredSlowerGoToAten) {
+  EXPECT_EQ(triton_jit::ops::route_cat(), Route::kAten);
+  EXPECT_EQ(triton_jit::ops::route_tanh(), Route::kAten);
+  EXPECT_EQ(triton_jit::ops::route_remainder(1024), Route::kOurs);
+  EXPECT_EQ(triton_jit::ops::route_remainder(int64_t{1} << 20), Route::kAten);
+}
