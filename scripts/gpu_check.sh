@@ -5,10 +5,10 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo benchmarks ops autotune tma aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama benchmarks ops llm attention autotune tma aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests optests demo benchmarks ops autotune tma aot memcheck} "
+stages=" ${*:-build tests optests demo llama benchmarks ops llm attention autotune tma aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -52,7 +52,7 @@ for t in "${tests[@]}"; do
 done
 stage "pytest (GPU-facing)"
 TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rsP "$root/tests/python/test_torch_ops.py" \
-  "$root/tests/python/test_gil.py" "$root/tests/python/test_symbols.py" "$root/tests/python/test_distributed.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
+  "$root/tests/python/test_gil.py" "$root/tests/python/test_attention.py" "$root/tests/python/test_symbols.py" "$root/tests/python/test_distributed.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
 "$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
 fi
 
@@ -85,6 +85,11 @@ TRITON_JIT_CACHE_DIR="$demo_cache" TRITON_JIT_OFFLINE=1 PYTHONHOME=/nonexistent 
   "$build/bin/triton_jit_demo" 2>&1 | tee "$out/demo-warm.txt" | tail -n 3
 fi
 
+if want llama; then
+  stage "a Llama-style decoder from C++ against the same model in eager PyTorch"
+  timeout 900 "$build/bin/triton_jit_llama" 2>&1 | tee "$out/llama.txt" | tail -n 8
+fi
+
 if want benchmarks; then
   stage "benchmarks"
   TRITON_JIT_SKIP_FIRST_LAUNCH=${TRITON_JIT_SKIP_FIRST_LAUNCH:-1} timeout 900 bash "$root/scripts/run_benchmarks.sh" \
@@ -95,6 +100,17 @@ if want ops; then
   stage "operator benchmarks against ATen"
   TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/bench_ops.py" \
     --library "$build/lib/libtriton_jit_ops.so" --json "$out/ops-bench.json" 2>&1 | tee "$out/ops-bench.txt" | tail -n 80
+fi
+if want llm; then
+  stage "operators at Llama-3-8B shapes, and an eager decoder block with the stand-ins off and on"
+  TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/bench_llm.py" \
+    --library "$build/lib/libtriton_jit_ops.so" ${TRITON_JIT_LLM_ARGS:-} --json "$out/llm.json" 2>&1 | grep -v Warning |
+    tee "$out/llm.txt" | tail -n 100
+fi
+if want attention; then
+  stage "attention against SDPA-flash and eager paged decoding"
+  TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/bench_attention.py" \
+    --library "$build/lib/libtriton_jit_ops.so" --json "$out/attention.json" 2>&1 | tee "$out/attention.txt" | tail -n 30
 fi
 if want autotune; then
   stage "autotuning against Triton's"

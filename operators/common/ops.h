@@ -107,6 +107,28 @@ inline std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k
   return ops::topk_symint(self, c10::SymInt(k), dim, largest, sorted);
 }
 
+// ---- attention ----------------------------------------------------------------------------------
+// Prefill over a variable-length batch, as flash-attn's flash_attn_varlen_func: q [total_q, heads,
+// head_dim], k and v [total_k, kv_heads, head_dim] (kv_heads dividing heads), cu_seqlens_q/k int32
+// [batch + 1] (each sequence's first token; the last entry the total), max_seqlen_q the longest query
+// sequence (it sizes the grid; max_seqlen_k is checked only). The scale defaults to 1/sqrt(head_dim);
+// a causal mask aligns to the bottom right. head_dim 16 to 256 (powers of two); float16, bfloat16, float32.
+at::Tensor flash_attn_varlen(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                             const at::Tensor& cu_seqlens_q, const at::Tensor& cu_seqlens_k, int64_t max_seqlen_q,
+                             int64_t max_seqlen_k, std::optional<double> softmax_scale = {}, bool causal = false);
+// One decode step against a paged KV cache in vLLM's flash layout: q [batch, heads, head_dim],
+// key_cache and value_cache [blocks, block_size, kv_heads, head_dim], block_tables int32 [batch,
+// max_blocks] (the cache blocks of each sequence, in order), seq_lens int32 [batch]. Contexts
+// longer than 512 tokens are split over programs and reduced. Nothing is read on the host: the
+// call captures into a CUDA graph.
+at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& key_cache, const at::Tensor& value_cache,
+                           const at::Tensor& block_tables, const at::Tensor& seq_lens,
+                           std::optional<double> softmax_scale = {});
+// Writes key and value [tokens, kv_heads, head_dim] into the caches at slot_mapping [tokens] (slot =
+// block * block_size + offset; a negative slot is skipped), as vLLM's reshape_and_cache_flash.
+void reshape_and_cache(const at::Tensor& key, const at::Tensor& value, const at::Tensor& key_cache,
+                       const at::Tensor& value_cache, const at::Tensor& slot_mapping);
+
 // ---- standing in for ATen ------------------------------------------------------------------------
 // Routes the named ATen ops ("aten::mm", "aten::add.Tensor", ...) on CUDA tensors to ours, until
 // disable(). Throws ValueError naming an op that has no stand-in; standing_in() lists them all.

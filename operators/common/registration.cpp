@@ -398,6 +398,13 @@ TORCH_LIBRARY(triton_jit, m) {
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
+  // attention
+  m.def("flash_attn_varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
+        "int max_seqlen_k, float? softmax_scale=None, bool causal=False) -> Tensor");
+  m.def("paged_attention(Tensor q, Tensor key_cache, Tensor value_cache, Tensor block_tables, Tensor seq_lens, "
+        "float? softmax_scale=None) -> Tensor");
+  m.def("reshape_and_cache(Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache, "
+        "Tensor slot_mapping) -> ()");
   // standing in for ATen (no tensors: a kernel for every dispatch key)
   m.def("enable_aten(str[] ops) -> ()", &triton_jit::ops::enable_op);
   m.def("disable_aten() -> ()", &triton_jit::ops::disable_op);
@@ -468,7 +475,10 @@ triton_jit::torch::OpLibrary& implementations() {
         .impl("index_select", &ops::index_select, &ops::index_select)
         .impl("gather", &ops::gather, &ops::gather)
         .impl("cat", &ops::cat, &ops::cat)
-        .impl("topk", &ops::topk_op, &ops::topk_op);
+        .impl("topk", &ops::topk_op, &ops::topk_op)
+        .impl("flash_attn_varlen", &ops::flash_attn_varlen, &ops::flash_attn_varlen)
+        .impl("paged_attention", &ops::paged_attention, &ops::paged_attention)
+        .impl("reshape_and_cache", &ops::reshape_and_cache, &ops::reshape_and_cache);
     return l;
   }();
   return *library;
