@@ -233,8 +233,20 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
     const Tensor fed = tokens.clone();
     step();
     at::cuda::getCurrentCUDAStream().synchronize();
-    double worst = relative_error(step_logits, eager.forward(fed.unsqueeze(1), o.prompt));
-    int64_t agree = (step_logits.argmax(-1) == tokens).sum().item<int64_t>(), compared = batch;
+    const Tensor first_reference = eager.forward(fed.unsqueeze(1), o.prompt);
+    double worst = relative_error(step_logits, first_reference);
+    int64_t agree = 0, near_tie = 0, compared = 0;
+    // A greedy token of ours is the eager model's argmax, or within the logits' tolerance of it (a
+    // near tie that rounding may order either way).
+    auto count = [&](const Tensor& reference, const Tensor& chosen) {
+      const Tensor r = reference.to(at::kFloat);
+      const Tensor best = r.amax(-1);
+      const Tensor ours_logit = r.gather(1, chosen.unsqueeze(1)).squeeze(1);
+      agree += (r.argmax(-1) == chosen).sum().item<int64_t>();
+      near_tie += (ours_logit >= best - 0.05 * r.abs().max()).sum().item<int64_t>();
+      compared += reference.size(0);
+    };
+    count(first_reference, tokens);
     graph.capture_begin();
     step();
     graph.capture_end();
@@ -243,19 +255,18 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
       graph.replay();
       const Tensor reference = eager.forward(fed_now.unsqueeze(1), o.prompt + s);
       worst = std::max(worst, relative_error(step_logits, reference));
-      agree += (reference.argmax(-1) == tokens).sum().item<int64_t>();
-      compared += batch;
+      count(reference, tokens);
     }
     at::cuda::getCurrentCUDAStream().synchronize();
     const double agreement = static_cast<double>(agree) / static_cast<double>(compared);
-    ok = ok && worst < 0.05 && agreement >= 0.9;
+    ok = ok && worst < 0.05 && near_tie == compared;
     std::string first_tokens;
     const Tensor sampled_cpu = sampled.view(-1).cpu();
     for (int64_t b = 0; b < std::min<int64_t>(batch, 4); ++b)
       first_tokens += fmt::format(" {}", sampled_cpu[b].item<int64_t>());
     std::printf(
         "batch %ld: prefill logits relative error %.4f; decode (%ld steps, CUDA graph) worst %.4f; greedy "
-        "tokens equal to the eager model's argmax: %.1f%%; top-k values equal to ATen's: %s; first tokens "
+        "tokens equal to the eager model's argmax: %.1f%% (the rest near ties: %s); top-k values equal to ATen's: %s; first tokens "
         "sampled from the top 50:%s\n",
         static_cast<long>(batch), prefill_error, static_cast<long>(o.steps), worst, 100 * agreement,
         topk_same ? "yes" : "no", first_tokens.c_str());
