@@ -266,10 +266,11 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
       first_tokens += fmt::format(" {}", sampled_cpu[b].item<int64_t>());
     std::printf(
         "batch %ld: prefill logits relative error %.4f; decode (%ld steps, CUDA graph) worst %.4f; greedy "
-        "tokens equal to the eager model's argmax: %.1f%% (the rest near ties: %s); top-k values equal to ATen's: %s; first tokens "
+        "tokens equal to the eager model's argmax: %.1f%% (the rest near ties: %s); top-k values equal to ATen's: %s; "
+        "first tokens "
         "sampled from the top 50:%s\n",
         static_cast<long>(batch), prefill_error, static_cast<long>(o.steps), worst, 100 * agreement,
-        topk_same ? "yes" : "no", first_tokens.c_str());
+        near_tie == compared ? "yes" : "no", topk_same ? "yes" : "no", first_tokens.c_str());
   }
 
   // ---- timing, on one stream, events around repeated calls
