@@ -89,7 +89,7 @@ at::Tensor flash_attn_varlen(const at::Tensor& q, const at::Tensor& k, const at:
   // Tiles by head dim: the query block and a stage of keys and values fit the registers and shared
   // memory of sm_80 and newer.
   const bool wide = d >= 256 || q.scalar_type() == at::kFloat;
-  const int64_t block_m = wide || max_seqlen_q <= 128 ? 64 : 128, block_n = d >= 256 ? 32 : 64;
+  const int64_t block_m = wide ? 64 : 128, block_n = d >= 256 ? 32 : 64;
   const int warps = d >= 128 && !wide ? 8 : 4;
   static const TritonJITFunction& kernel_fn = kernel("attention.py", "prefill_kernel");
   Slots<24> s;

@@ -3,18 +3,27 @@
 // tensors it stops after computing the result's shape), and the ATen stand-ins.
 #include <ATen/ops/_log_softmax_cuda_dispatch.h>
 #include <ATen/ops/_softmax_cuda_dispatch.h>
+#include <ATen/ops/add_cuda_dispatch.h>
 #include <ATen/ops/addmm_cuda_dispatch.h>
 #include <ATen/ops/amax_cuda_dispatch.h>
 #include <ATen/ops/argmax_cuda_dispatch.h>
 #include <ATen/ops/bmm_cuda_dispatch.h>
 #include <ATen/ops/cat_cuda_dispatch.h>
+#include <ATen/ops/div_cuda_dispatch.h>
+#include <ATen/ops/exp_cuda_dispatch.h>
 #include <ATen/ops/gelu_cuda_dispatch.h>
 #include <ATen/ops/max_cuda_dispatch.h>
+#include <ATen/ops/maximum_cuda_dispatch.h>
 #include <ATen/ops/min_cuda_dispatch.h>
+#include <ATen/ops/minimum_cuda_dispatch.h>
 #include <ATen/ops/mm_cuda_dispatch.h>
+#include <ATen/ops/mul_cuda_dispatch.h>
 #include <ATen/ops/remainder_cuda_dispatch.h>
+#include <ATen/ops/rsqrt_cuda_dispatch.h>
+#include <ATen/ops/sub_cuda_dispatch.h>
 #include <ATen/ops/tanh_cuda_dispatch.h>
 #include <ATen/ops/topk_cuda_dispatch.h>
+#include <ATen/ops/where_cuda_dispatch.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
@@ -94,11 +103,23 @@ enum RoutedOp : size_t {
   kRemainder,
   kTanh,
   kGelu,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMaximum,
+  kMinimum,
+  kWhere,
+  kExp,
+  kRsqrt,
   kRoutedOps
 };
 constexpr std::array<const char*, kRoutedOps> kRoutedNames = {
-    "mm",      "addmm",   "bmm",  "topk", "_softmax",         "_log_softmax", "argmax",
-    "max.dim", "min.dim", "amax", "cat",  "remainder.Tensor", "tanh",         "gelu"};
+    "mm",      "addmm",   "bmm",        "topk",       "_softmax",   "_log_softmax",
+    "argmax",  "max.dim", "min.dim",    "amax",       "cat",        "remainder.Tensor",
+    "tanh",    "gelu",    "add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor",
+    "maximum", "minimum", "where.self", "exp",        "rsqrt"};
+static_assert(kRoutedNames.back() != nullptr, "a routed stand-in without a name");
 struct RouteCount {
   std::atomic<uint64_t> ours{0}, aten{0};
 };
@@ -185,10 +206,52 @@ Tensor cat_stand_in(const at::ITensorListRef& tensors, int64_t dim) {
   return routed(
       kCat, route_cat(), [&] { return ops::cat(tensors, dim); }, [&] { return at::cuda::cat(tensors, dim); });
 }
+int64_t elements(const Tensor& a, const Tensor& b) { return std::max(a.numel(), b.numel()); }  // broadcast's, nearly
 Tensor remainder_stand_in(const Tensor& a, const Tensor& b) {
   return routed(
-      kRemainder, route_remainder(std::max(a.numel(), b.numel())), [&] { return ops::remainder(a, b); },
+      kRemainder, route_elementwise(elements(a, b)), [&] { return ops::remainder(a, b); },
       [&] { return at::cuda::remainder(a, b); });
+}
+Tensor add_stand_in(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return routed(
+      kAdd, route_elementwise(elements(a, b)), [&] { return ops::add(a, b, alpha); },
+      [&] { return at::cuda::add(a, b, alpha); });
+}
+Tensor sub_stand_in(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return routed(
+      kSub, route_elementwise(elements(a, b)), [&] { return ops::sub(a, b, alpha); },
+      [&] { return at::cuda::sub(a, b, alpha); });
+}
+Tensor mul_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kMul, route_elementwise(elements(a, b)), [&] { return ops::mul(a, b); }, [&] { return at::cuda::mul(a, b); });
+}
+Tensor div_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kDiv, route_elementwise(elements(a, b)), [&] { return ops::div(a, b); }, [&] { return at::cuda::div(a, b); });
+}
+Tensor maximum_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kMaximum, route_elementwise(elements(a, b)), [&] { return ops::maximum(a, b); },
+      [&] { return at::cuda::maximum(a, b); });
+}
+Tensor minimum_stand_in(const Tensor& a, const Tensor& b) {
+  return routed(
+      kMinimum, route_elementwise(elements(a, b)), [&] { return ops::minimum(a, b); },
+      [&] { return at::cuda::minimum(a, b); });
+}
+Tensor where_stand_in(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  return routed(
+      kWhere, route_elementwise(std::max(condition.numel(), elements(a, b))),
+      [&] { return ops::where(condition, a, b); }, [&] { return at::cuda::where(condition, a, b); });
+}
+Tensor exp_stand_in(const Tensor& a) {
+  return routed(
+      kExp, route_elementwise(a.numel()), [&] { return ops::exp(a); }, [&] { return at::cuda::exp(a); });
+}
+Tensor rsqrt_stand_in(const Tensor& a) {
+  return routed(
+      kRsqrt, route_elementwise(a.numel()), [&] { return ops::rsqrt(a); }, [&] { return at::cuda::rsqrt(a); });
 }
 Tensor tanh_stand_in(const Tensor& a) {
   return routed(
@@ -196,8 +259,8 @@ Tensor tanh_stand_in(const Tensor& a) {
 }
 Tensor gelu_stand_in(const Tensor& a, c10::string_view approximate) {
   return routed(
-      kGelu, approximate == "tanh" ? route_tanh() : Route::kOurs, [&] { return ops::gelu(a, approximate); },
-      [&] { return at::cuda::gelu(a, approximate); });
+      kGelu, approximate == "tanh" ? route_tanh() : route_elementwise(a.numel()),
+      [&] { return ops::gelu(a, approximate); }, [&] { return at::cuda::gelu(a, approximate); });
 }
 
 using Installer = void (*)(::torch::Library&);
@@ -206,27 +269,27 @@ using Installer = void (*)(::torch::Library&);
 
 const std::map<std::string, Installer>& stand_ins() {
   static const auto* table = new std::map<std::string, Installer>{
-      TRITON_JIT_STAND_IN("add.Tensor", add_tensor),
+      TRITON_JIT_STAND_IN("add.Tensor", add_stand_in),
       TRITON_JIT_STAND_IN("add.Scalar", add_scalar),
-      TRITON_JIT_STAND_IN("sub.Tensor", sub_tensor),
+      TRITON_JIT_STAND_IN("sub.Tensor", sub_stand_in),
       TRITON_JIT_STAND_IN("sub.Scalar", sub_scalar),
-      TRITON_JIT_STAND_IN("mul.Tensor", mul_tensor),
+      TRITON_JIT_STAND_IN("mul.Tensor", mul_stand_in),
       TRITON_JIT_STAND_IN("mul.Scalar", mul_scalar),
-      TRITON_JIT_STAND_IN("div.Tensor", div_tensor),
+      TRITON_JIT_STAND_IN("div.Tensor", div_stand_in),
       TRITON_JIT_STAND_IN("div.Scalar", div_scalar),
       TRITON_JIT_STAND_IN("div.Tensor_mode", div_tensor_mode),
       TRITON_JIT_STAND_IN("div.Scalar_mode", div_scalar_mode),
       TRITON_JIT_STAND_IN("remainder.Tensor", remainder_stand_in),
       TRITON_JIT_STAND_IN("remainder.Scalar", remainder_scalar),
-      TRITON_JIT_STAND_IN("maximum", maximum),
-      TRITON_JIT_STAND_IN("minimum", minimum),
-      TRITON_JIT_STAND_IN("where.self", where),
+      TRITON_JIT_STAND_IN("maximum", maximum_stand_in),
+      TRITON_JIT_STAND_IN("minimum", minimum_stand_in),
+      TRITON_JIT_STAND_IN("where.self", where_stand_in),
       TRITON_JIT_STAND_IN("neg", neg),
       TRITON_JIT_STAND_IN("abs", abs),
-      TRITON_JIT_STAND_IN("exp", exp),
+      TRITON_JIT_STAND_IN("exp", exp_stand_in),
       TRITON_JIT_STAND_IN("log", log),
       TRITON_JIT_STAND_IN("sqrt", sqrt),
-      TRITON_JIT_STAND_IN("rsqrt", rsqrt),
+      TRITON_JIT_STAND_IN("rsqrt", rsqrt_stand_in),
       TRITON_JIT_STAND_IN("sigmoid", sigmoid),
       TRITON_JIT_STAND_IN("tanh", tanh_stand_in),
       TRITON_JIT_STAND_IN("relu", relu),

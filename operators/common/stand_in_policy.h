@@ -27,7 +27,8 @@ Route route_softmax(const RowShape& shape);          // _softmax and _log_softma
 Route route_index_reduction(const RowShape& shape);  // argmax, max.dim, min.dim
 Route route_amax(const RowShape& shape);
 Route route_cat();
-Route route_remainder(int64_t output_elements);  // remainder.Tensor
-Route route_tanh();                              // tanh and gelu(approximate="tanh")
+// add, sub, mul, div (true division), maximum, minimum, where, remainder, exp, rsqrt, gelu (none)
+Route route_elementwise(int64_t output_elements);
+Route route_tanh();  // tanh and gelu(approximate="tanh")
 
 }  // namespace triton_jit::ops

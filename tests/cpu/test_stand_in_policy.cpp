@@ -43,6 +43,7 @@ TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
 TEST(StandInPolicy, PointwiseClassesThatMeasuredSlowerGoToAten) {
   EXPECT_EQ(triton_jit::ops::route_cat(), Route::kAten);
   EXPECT_EQ(triton_jit::ops::route_tanh(), Route::kAten);
-  EXPECT_EQ(triton_jit::ops::route_remainder(1024), Route::kOurs);
-  EXPECT_EQ(triton_jit::ops::route_remainder(int64_t{1} << 20), Route::kAten);
+  EXPECT_EQ(triton_jit::ops::route_elementwise(1024), Route::kOurs);
+  EXPECT_EQ(triton_jit::ops::route_elementwise(2048 * 4096), Route::kAten);  // a residual add at prefill
+  EXPECT_EQ(triton_jit::ops::route_elementwise(16 * 4096), Route::kOurs);    // and at decode
 }

@@ -198,7 +198,7 @@ def test_varlen_prefill_matches_sdpa(ops, dtype, head_dim, causal):
 @requires_gpu
 @pytest.mark.parametrize("causal", [False, True])
 def test_varlen_prefill_of_short_sequences_matches_sdpa(ops, causal):
-    """Sequences of at most 128 queries take smaller query blocks."""
+    """Sequences shorter than a query block, one of them exactly one block."""
     torch.manual_seed(3)
     lengths = [1, 17, 128, 64, 100]
     q = torch.randn(sum(lengths), 32, 128, device="cuda", dtype=torch.bfloat16)
