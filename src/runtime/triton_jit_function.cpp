@@ -138,6 +138,11 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& given, Targ
 }
 
 TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::string_view name) {
+  // The file system would read a path only up to a NUL: "k.py\0junk" must not load k.py.
+  if (path.find('\0') != std::string_view::npos || name.find('\0') != std::string_view::npos) {
+    throw ValueError(fmt::format("TritonJITFunction::get_instance: the {} contains a NUL byte",
+                                 path.find('\0') != std::string_view::npos ? "path" : "function name"));
+  }
   Registry& r = registry();
   auto key = std::make_pair(std::string(path), std::string(name));
   std::shared_ptr<Registry::Pending> pending;
@@ -553,11 +558,12 @@ std::optional<AutotuneChoice> TritonJITFunction::autotune_choice(const LaunchCon
 void TritonJITFunction::force_autotune_config(int index) {
   Impl& f = *impl_;
   const std::size_t count = f.sig.autotune ? f.sig.autotune->configs.size() : 0;
-  if (index >= 0 && static_cast<std::size_t>(index) >= count) {
-    throw ValueError(fmt::format("{}: config {} does not exist (the kernel has {} autotune configs)", f.sig.name, index,
-                                 count));
+  if (index < -1 || (index >= 0 && static_cast<std::size_t>(index) >= count)) {
+    throw ValueError(
+        fmt::format("{}: force_autotune_config({}): expected -1 (tune again) or a config index from 0 to {}",
+                    f.sig.name, index, count == 0 ? -1 : static_cast<long>(count) - 1));
   }
-  f.forced_config.store(index < 0 ? -1 : index, std::memory_order_relaxed);
+  f.forced_config.store(index, std::memory_order_relaxed);
   f.memo.invalidate();
 }
 

@@ -218,6 +218,14 @@ TEST(Errors, MissingFile) {
   EXPECT_THROW(TritonJITFunction::get_instance(kernel("no_such_file.py"), "k"), triton_jit::LookupError);
 }
 
+TEST(Errors, APathWithANulByteIsRefusedNotCutAtTheNul) {
+  const std::string path = kernel("parity_kernels.py") + std::string("\0junk", 5);
+  const std::string message = error_of([&] { TritonJITFunction::get_instance(path, "pointwise"); });
+  EXPECT_NE(message.find("get_instance: the path contains a NUL byte"), std::string::npos) << message;
+  EXPECT_THROW(TritonJITFunction::get_instance(kernel("parity_kernels.py"), std::string("add\0x", 5)),
+               triton_jit::ValueError);
+}
+
 TEST(Errors, MissingFunction) {
   auto message = error_of([] { TritonJITFunction::get_instance(kernel("parity_kernels.py"), "nope"); });
   EXPECT_NE(message.find("has no function 'nope'"), std::string::npos) << message;

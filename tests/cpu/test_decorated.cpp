@@ -109,6 +109,11 @@ TEST(Decorated, HeuristicsInsideTheAutotunerSeeItsConfig) {
   EXPECT_NE(f.warmup(c, x, out, 4000, 2.0f).signature.find("BLOCK=128, EVEN=False"), std::string::npos);
   const_cast<TritonJITFunction&>(f).force_autotune_config(-1);
   EXPECT_THROW(const_cast<TritonJITFunction&>(f).force_autotune_config(4), triton_jit::ValueError);
+  // -1 tunes again; any other negative index is out of range, not a second way of saying -1
+  const std::string message = error_of([&] { const_cast<TritonJITFunction&>(f).force_autotune_config(-2); });
+  EXPECT_NE(message.find("force_autotune_config(-2): expected -1 (tune again) or a config index from 0 to"),
+            std::string::npos)
+      << message;
 }
 
 TEST(Decorated, AHeuristicChoosesBlockAndWarps) {

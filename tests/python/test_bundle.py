@@ -159,6 +159,8 @@ def test_option_values_are_validated_not_narrowed(tmp_path, options, message):
      "kernels[0].signatures[0][0]: tuple arguments (nested lists) are not supported"),
     ({"target": "cuda:9x", "kernels": []}, "manifest: 'target' is 'cuda:9x'"),
     ({"kernels": [], "extra": 1}, "manifest: unknown key 'extra'"),
+    ({"kernels": [{"kernel": "k.py\u0000x", "function": "f", "signatures": [[]]}]},
+     "kernels[0]: 'kernel' contains a NUL byte"),
 ])
 def test_manifest_errors_name_the_file_the_entry_and_the_key(tmp_path, manifest, message):
     result = aot(tmp_path, manifest)

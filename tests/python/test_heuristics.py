@@ -219,3 +219,25 @@ def test_what_cannot_be_translated_says_why():
     for fn, reason in cases.items():
         program, why = triton_jit_heuristics.translate(fn, PARAMS)
         assert program is None and reason in why, why
+
+
+def test_a_kernel_modules_own_cdiv_and_next_power_of_2_are_not_tritons(tmp_path):
+    """Kernel modules are imported under names that start with "triton"; a function of theirs named
+    like Triton's is theirs (Python runs it), not Triton's."""
+    import importlib.util
+    source = tmp_path / "triton_user_kernels.py"
+    source.write_text(
+        "def cdiv(a, b):\n    return a // b\n\n"
+        "def next_power_of_2(n):\n    return 2 if n == 0 else n\n\n"
+        "OWN = [lambda args: cdiv(args['N'], 4), lambda args: next_power_of_2(args['N'])]\n"
+        "import triton\nTRITONS = [lambda args: triton.cdiv(args['N'], 4)]\n")
+    spec = importlib.util.spec_from_file_location("triton_user_kernels", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for fn in module.OWN:
+        program, why = triton_jit_heuristics.translate(fn, PARAMS)
+        assert program is None and "a call of this function" in why, why
+    program, why = triton_jit_heuristics.translate(module.TRITONS[0], PARAMS)
+    assert program is not None, why
+    args = [7 if n == "N" else DOMAINS[n][0] for n in DOMAINS]
+    assert triton_jit_parity.evaluate_heuristic(json.dumps(program), args) == 2

@@ -38,7 +38,9 @@ struct Parser {
       return "";
     }
     if (!it->is_string()) fail(where, fmt::format("'{}' must be a string", key));
-    return it->get<std::string>();
+    std::string value = it->get<std::string>();
+    if (value.find('\0') != std::string::npos) fail(where, fmt::format("'{}' contains a NUL byte", key));
+    return value;
   }
 
   int integer(const json& object, const std::string& where, const char* key, int fallback,

@@ -54,6 +54,14 @@ class Untranslatable(Exception):
     pass
 
 
+def _is_tritons(target):
+    """Triton's own cdiv or next_power_of_2 (not a kernel module's function of that name: kernel
+    modules are imported under names that start with "triton" too)."""
+    import triton
+    name = getattr(target, "__name__", "")
+    return name in _TRITON and getattr(triton, name, None) is target
+
+
 def _function_node(fn):
     """The ast of a lambda or def, found in its source lines."""
     try:
@@ -307,7 +315,7 @@ class _Translator:
             low, high = _BUILTINS[name]
             if len(node.args) < low or (high is not None and len(node.args) > high):
                 self.fail(node, f"{name} with {len(node.args)} arguments")
-        elif module.startswith("triton") and getattr(target, "__name__", "") in _TRITON:
+        elif module.startswith("triton") and _is_tritons(target):
             name = target.__name__
             if len(node.args) != _TRITON[name]:
                 self.fail(node, f"{name} with {len(node.args)} arguments")
