@@ -215,6 +215,12 @@ def test_what_cannot_be_translated_says_why():
         lambda args: sum(args[k] for k in ("M", "N")): "a call of this function",
         lambda args: args["nope"] > 1: "not a parameter of the kernel",
         lambda args: args["N"] > 1267650600228229401496703205376: "an integer beyond 64 bits",
+        # what Python evaluates and the evaluator would refuse at every call: Python's then
+        lambda args: args["scale"] < float("inf"): "float of a string",
+        lambda args: float("nan") if args["N"] else 1.0: "float of a string",
+        lambda args: "abc" < "abd": "ordering of strings",
+        lambda args: "ab" * args["N"]: "arithmetic with a string",
+        lambda args: args["mode"] + "_fast": "arithmetic with a string",
     }
     for fn, reason in cases.items():
         program, why = triton_jit_heuristics.translate(fn, PARAMS)

@@ -218,9 +218,23 @@ class _Translator:
         value = self.resolve(node)
         self.constant(value, node)
 
+    def is_string(self, node):
+        """A string constant, or a name or attribute bound to one: Python's str operators (and
+        float("inf")) are not the evaluator's, so such expressions stay Python's."""
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str)
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.argument(node) is None:
+            try:
+                return isinstance(self.resolve(node), str)
+            except Exception:
+                return False
+        return False
+
     def x_BinOp(self, node):
         if type(node.op) not in _BINARY:
             self.fail(node, "this operator")
+        if self.is_string(node.left) or self.is_string(node.right):
+            self.fail(node, "arithmetic with a string")
         self.expression(node.left)
         self.expression(node.right)
         self.emit(_BINARY[type(node.op)])
@@ -271,6 +285,8 @@ class _Translator:
                 if isinstance(op, ast.NotIn):
                     self.emit("not")
             elif type(op) in _COMPARE:
+                if not isinstance(op, (ast.Eq, ast.NotEq)) and (self.is_string(left) or self.is_string(right)):
+                    self.fail(node, "ordering of strings")
                 self.expression(left)
                 self.expression(right)
                 self.emit(_COMPARE[type(op)])
@@ -315,6 +331,8 @@ class _Translator:
             low, high = _BUILTINS[name]
             if len(node.args) < low or (high is not None and len(node.args) > high):
                 self.fail(node, f"{name} with {len(node.args)} arguments")
+            if any(self.is_string(a) for a in node.args):
+                self.fail(node, f"{name} of a string")
         elif module.startswith("triton") and _is_tritons(target):
             name = target.__name__
             if len(node.args) != _TRITON[name]:
