@@ -1,6 +1,8 @@
 // Every operator of the library, in one place: the schemas (ATen's, where ATen has the op, so
 // that each can stand in for it), the CUDA and Meta kernels (one function serves both: on Meta
 // tensors it stops after computing the result's shape), and the ATen stand-ins.
+#include <ATen/core/Tensor.h>  // first: the dispatch headers below assume it (and c10::string_view)
+#include <c10/util/string_view.h>
 #include <ATen/ops/_log_softmax_cuda_dispatch.h>
 #include <ATen/ops/_softmax_cuda_dispatch.h>
 #include <ATen/ops/add_cuda_dispatch.h>
