@@ -2,7 +2,6 @@
 // that each can stand in for it), the CUDA and Meta kernels (one function serves both: on Meta
 // tensors it stops after computing the result's shape), and the ATen stand-ins.
 #include <ATen/core/Tensor.h>  // first: the dispatch headers below assume it (and c10::string_view)
-#include <c10/util/string_view.h>
 #include <ATen/ops/_log_softmax_cuda_dispatch.h>
 #include <ATen/ops/_softmax_cuda_dispatch.h>
 #include <ATen/ops/add_cuda_dispatch.h>
@@ -464,12 +463,15 @@ TORCH_LIBRARY(triton_jit, m) {
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
   // attention
-  m.def("flash_attn_varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
-        "int max_seqlen_k, float? softmax_scale=None, bool causal=False) -> Tensor");
-  m.def("paged_attention(Tensor q, Tensor key_cache, Tensor value_cache, Tensor block_tables, Tensor seq_lens, "
-        "float? softmax_scale=None) -> Tensor");
-  m.def("reshape_and_cache(Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache, "
-        "Tensor slot_mapping) -> ()");
+  m.def(
+      "flash_attn_varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
+      "int max_seqlen_k, float? softmax_scale=None, bool causal=False) -> Tensor");
+  m.def(
+      "paged_attention(Tensor q, Tensor key_cache, Tensor value_cache, Tensor block_tables, Tensor seq_lens, "
+      "float? softmax_scale=None) -> Tensor");
+  m.def(
+      "reshape_and_cache(Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache, "
+      "Tensor slot_mapping) -> ()");
   // standing in for ATen (no tensors: a kernel for every dispatch key)
   m.def("enable_aten(str[] ops) -> ()", &triton_jit::ops::enable_op);
   m.def("disable_aten() -> ()", &triton_jit::ops::disable_op);
