@@ -120,4 +120,12 @@ TRITON_JIT_API void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* us
 // enabled. Off by default; TRITON_JIT_STATS=1 turns it on at start.
 TRITON_JIT_API void set_stats_enabled(bool enabled) noexcept;
 
+// Keeps the intermediate texts of every compile from now on (also TRITON_JIT_KEEP_IR=1): ttir,
+// ttgir, llir and ptx (amdgcn for AMD GPUs), in the cache entry and in VariantInfo::ir, as
+// Triton's CompiledKernel.asm has them. Off by default: they are several times the binary's
+// size. While it is on, a stored variant without them is compiled again where compiling is
+// possible (not offline), so that what was asked for is there.
+TRITON_JIT_API void set_keep_ir(bool keep) noexcept;
+TRITON_JIT_API bool keep_ir() noexcept;
+
 }  // namespace triton_jit

@@ -41,7 +41,15 @@ struct ParamInfo {
   bool has_default = false;
 };
 
-// What one compiled variant is: the result of warmup(), for inspection and logging.
+// One intermediate text of a compile ("ttir", "ttgir", "llir", "ptx"; "amdgcn" for AMD GPUs).
+struct IRText {
+  std::string_view stage;
+  std::string_view text;
+};
+
+// What one compiled variant is: the result of warmup() and prepare(), for inspection and
+// logging, with what the compiler and the driver reported as Triton's CompiledKernel has it.
+// The views (cubin, ir) point into the variant, which lives as long as the process.
 struct VariantInfo {
   std::string kernel_name;       // the symbol in the cubin
   std::string signature;         // "*fp32:16, *fp32:16, i32, constexpr BLOCK=1024"
@@ -53,7 +61,24 @@ struct VariantInfo {
   int global_scratch_size = 0;   // bytes per program
   int profile_scratch_size = 0;
   int num_kernel_params = 0;     // parameters in the kernel ABI, scratch pointers included
-  std::string cubin;             // the ELF image
+  // As the driver reports them once the variant is loaded on a device (prepare(), or a launch;
+  // the device asked for, else the first it is loaded on); -1 before. Triton's n_regs, n_spills
+  // (local memory in 4-byte words) and n_max_threads.
+  int n_regs = -1;
+  int n_spills = -1;
+  int max_threads_per_block = -1;
+  std::string_view cubin;  // the ELF image (an AMDGPU code object for HIP targets)
+  // The intermediate texts, in the order Triton produced them; empty unless keep_ir was on
+  // (triton_jit/settings.h) when the variant was compiled.
+  std::vector<IRText> ir;
+
+  // One stage's text, or "" when it was not kept.
+  std::string_view ir_text(std::string_view stage) const noexcept {
+    for (const IRText& t : ir) {
+      if (t.stage == stage) return t.text;
+    }
+    return {};
+  }
 };
 
 // Per-function counters, cheap to read; updated with relaxed atomics.

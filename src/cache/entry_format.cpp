@@ -163,6 +163,27 @@ bool read_header(const json& j, EntryHeader& h, std::string& error) {
   return true;
 }
 
+// The "ir" field of a variant: at most a few [stage name, size] pairs, each size below 1 GiB and
+// their sum too. The names are views into `field`.
+bool read_ir_stages(const json& field, std::vector<std::pair<std::string_view, std::size_t>>& stages,
+                    std::size_t& total, std::string& error) {
+  if (!field.is_array() || field.size() > 16) {
+    error = "header field 'ir' is not an array of at most 16 stages";
+    return false;
+  }
+  for (const auto& s : field) {
+    if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_number_unsigned() ||
+        s[0].get_ref<const std::string&>().empty() || s[0].get_ref<const std::string&>().size() > 32 ||
+        s[1].get<uint64_t>() > kMaxEntryBytes - total) {
+      error = "header field 'ir' holds a stage that is not [name of 1 to 32 characters, size]";
+      return false;
+    }
+    total += static_cast<std::size_t>(s[1].get<uint64_t>());
+    stages.emplace_back(s[0].get_ref<const std::string&>(), static_cast<std::size_t>(s[1].get<uint64_t>()));
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string_view entry_kind(std::string_view bytes) noexcept {
@@ -184,6 +205,14 @@ std::string serialize_variant(const VariantEntry& entry) {
   header["binary_size"] = entry.binary.size();
   std::string payload = entry.metadata_json;
   payload += entry.binary;
+  if (!entry.ir.empty()) {
+    json stages = json::array();
+    for (const auto& [stage, text] : entry.ir) {
+      stages.push_back(json::array({stage, text.size()}));
+      payload += text;
+    }
+    header["ir"] = std::move(stages);
+  }
   return frame("variant", header, payload);
 }
 
@@ -226,13 +255,24 @@ std::optional<VariantEntry> parse_variant(std::string_view bytes, std::string& e
         !f.size("binary_size", binary_size)) {
       return std::nullopt;
     }
-    // Each size is below 1 GiB, so the sum cannot wrap.
-    if (payload.size() != metadata_size + binary_size) {
-      error = fmt::format("payload of {} bytes, header says {} + {}", payload.size(), metadata_size, binary_size);
+    // Each size is below 1 GiB (the whole entry is), so no sum can wrap.
+    std::size_t ir_size = 0;
+    std::vector<std::pair<std::string_view, std::size_t>> stages;
+    if (auto it = header.find("ir"); it != header.end()) {
+      if (!read_ir_stages(*it, stages, ir_size, error)) return std::nullopt;
+    }
+    if (payload.size() != metadata_size + binary_size + ir_size) {
+      error = fmt::format("payload of {} bytes, header says {} + {} + {}", payload.size(), metadata_size, binary_size,
+                          ir_size);
       return std::nullopt;
     }
     entry.metadata_json.assign(payload.substr(0, metadata_size));
-    entry.binary.assign(payload.substr(metadata_size));
+    entry.binary.assign(payload.substr(metadata_size, binary_size));
+    std::size_t at = metadata_size + binary_size;
+    for (const auto& [stage, size] : stages) {
+      entry.ir.emplace_back(std::string(stage), std::string(payload.substr(at, size)));
+      at += size;
+    }
     return entry;
   } catch (const std::exception& e) {
     error = e.what();

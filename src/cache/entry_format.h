@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +56,7 @@ struct VariantEntry {
   std::string target;
   std::string metadata_json;
   std::string binary;
+  std::vector<std::pair<std::string, std::string>> ir;  // (stage, text): kept only when asked (keep_ir)
 };
 
 // An autotuner's choice for one key on one kind of device.

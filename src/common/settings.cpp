@@ -43,6 +43,7 @@ std::string default_cache_root() {
 const bool kFromEnvironment = [] {
   g_hot_settings.stats.store(env_flag("TRITON_JIT_STATS"), std::memory_order_relaxed);
   g_hot_settings.offline.store(env_flag("TRITON_JIT_OFFLINE"), std::memory_order_relaxed);
+  g_hot_settings.keep_ir.store(env_flag("TRITON_JIT_KEEP_IR"), std::memory_order_relaxed);
   const std::string autotune = env_or("TRITON_JIT_AUTOTUNE", "on");
   g_hot_settings.autotune.store(autotune != "off" && autotune != "0" && autotune != "false", std::memory_order_relaxed);
   const std::string fallback = env_or("TRITON_JIT_AUTOTUNE_FALLBACK", "error");
@@ -113,6 +114,9 @@ void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* user_data) noexce
 }
 
 void set_stats_enabled(bool enabled) noexcept { detail::hot_settings().stats.store(enabled, std::memory_order_relaxed); }
+
+void set_keep_ir(bool keep) noexcept { detail::hot_settings().keep_ir.store(keep, std::memory_order_relaxed); }
+bool keep_ir() noexcept { return detail::hot_settings().keep_ir.load(std::memory_order_relaxed); }
 
 void set_cache_dir(std::string_view directory) {
   auto& s = detail::cold();

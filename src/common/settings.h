@@ -25,6 +25,7 @@ struct alignas(64) HotSettings {
   std::atomic<ScratchAllocator*> scratch{nullptr};
   std::atomic<bool> autotune{true};
   std::atomic<int> autotune_fallback{-1};  // -1: an untuned key offline is an error
+  std::atomic<bool> keep_ir{false};        // read by compiles only
 };
 extern constinit HotSettings g_hot_settings;
 inline HotSettings& hot_settings() noexcept { return g_hot_settings; }

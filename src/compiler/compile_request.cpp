@@ -9,6 +9,7 @@
 #include "common/target.h"
 #include "triton_jit/compile_options.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit::detail {
 namespace {
@@ -210,6 +211,7 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
                   {"options", options},
                   {"extra_options", extra},
                   {"target", target_name(Target{o.arch, o.arch_specific, o.vendor})}};
+  if (keep_ir()) request["keep_ir"] = true;
   return request.dump();
 }
 

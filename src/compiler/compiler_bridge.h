@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace triton_jit::detail {
@@ -32,6 +33,7 @@ struct CompiledBinary {
   std::string binary;         // cubin bytes
   std::string metadata_json;  // see compile() in triton_jit_compile.py
   std::vector<SourceText> sources;
+  std::vector<std::pair<std::string, std::string>> ir;  // (stage, text), when the request asked (keep_ir)
 };
 
 class CompilerBridge {

@@ -337,48 +337,13 @@ std::unique_ptr<TuningChoice> resolve(Impl& f, const PreparedCall& call, int dev
 }
 
 const TuningChoice* tune_new_key(Impl& f, const PreparedCall& call, int device, const VariantKey& key) {
-  std::shared_ptr<TuningFlight> flight;
-  bool leader = false;
-  const TuningChoice* found = with_function_lock(f, [&]() -> const TuningChoice* {
-    if (const TuningChoice* c = f.tuned.find(key)) return c;
-    for (const auto& in : f.tuning_in_flight) {
-      if (in->key == key) flight = in;
-    }
-    if (!flight) {
-      flight = std::make_shared<TuningFlight>(key);
-      f.tuning_in_flight.push_back(flight);
-      leader = true;
-    }
-    return nullptr;
-  });
-  if (found != nullptr) return found;
-  if (!leader) {
-    run_without_gil([&] {
-      std::unique_lock<std::mutex> lock(f.mutex);
-      f.done_cv->wait(lock, [&] { return flight->done; });
-    });
-    if (flight->error) std::rethrow_exception(flight->error);
-    return flight->result;
-  }
-  std::unique_ptr<TuningChoice> made;
-  std::exception_ptr error;
-  try {
-    made = resolve(f, call, device, key);
-  } catch (...) {
-    error = std::current_exception();
-  }
-  const TuningChoice* result = with_function_lock(f, [&]() -> const TuningChoice* {
-    const TuningChoice* published = nullptr;
-    if (made) published = f.tuned.find(key) ? f.tuned.find(key) : f.tuned.insert(std::move(made));
-    flight->done = true;
-    flight->result = published;
-    flight->error = error;
-    std::erase(f.tuning_in_flight, flight);
-    f.done_cv->notify_all();
-    return published;
-  });
-  if (error) std::rethrow_exception(error);
-  return result;
+  return f.tuning.run(
+      f.mutex, key, [&] { return f.tuned.find(key); }, [&] { return resolve(f, call, device, key); },
+      [&](std::unique_ptr<TuningChoice> made) -> const TuningChoice* {
+        if (!made) return nullptr;
+        const TuningChoice* known = f.tuned.find(key);
+        return known != nullptr ? known : f.tuned.insert(std::move(made));
+      });
 }
 
 }  // namespace

@@ -42,6 +42,13 @@ constexpr int kFlagsShift = kOptionsShift + kOptionBits;
 constexpr int kExtraShift = kFlagsShift + 3;
 constexpr int kGenerationShift = kExtraShift + 1;
 static_assert(DecoratedMemo::kMaxInputWords < (1u << kDeviceShift) && kGenerationShift < 64);
+// A remembered call launches the variant its inputs selected: the memo must pack whatever the
+// encoder keys (the argument kinds of put_constexpr and encode_value, the options of put_header).
+// These trip when an argument kind or a launch option is added, so that both get it.
+static_assert(static_cast<int>(ArgKind::kTensorDescriptor) == 9,
+              "a new argument kind: pack what the variant key takes of it in DecoratedMemo::pack");
+static_assert(sizeof(LaunchConfig) == 72,
+              "a new launch option: if the variant key takes it (put_header), pack it in DecoratedMemo::pack");
 
 }  // namespace
 

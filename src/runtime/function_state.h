@@ -3,11 +3,10 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/active_backend.h"
@@ -15,9 +14,10 @@
 #include "cache/entry_store.h"
 #include "cache/variant_cache.h"
 #include "compiler/compiler_bridge.h"
+#include "decorators/decorated_memo.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
-#include "decorators/decorated_memo.h"
+#include "runtime/single_flight.h"
 #include "triton_jit/triton_jit_function.h"
 
 namespace triton_jit::detail {
@@ -32,20 +32,12 @@ struct Variant {
   const VariantKey key;
   impl::KernelMetadata metadata;
   std::string binary;
+  std::vector<std::pair<std::string, std::string>> ir;  // (stage, text): only when keep_ir was on
   std::string signature_text;
   std::string target;
   int num_kernel_params = 0;
 
   explicit Variant(const VariantKey& k) : key(k) {}
-};
-
-// One compile in progress; the threads that need the same variant wait for it.
-struct InFlight {
-  explicit InFlight(const VariantKey& k) : key(k) {}
-  const VariantKey key;
-  bool done = false;  // guarded by the function's mutex
-  const Variant* result = nullptr;
-  std::exception_ptr error;
 };
 
 // An autotuner's choice for one tuning key. Immutable once published.
@@ -55,14 +47,6 @@ struct TuningChoice {
   const int config;
   const std::string source;  // "tuned", "cache", "bundle", "fallback"
   const double milliseconds;
-};
-
-struct TuningFlight {
-  explicit TuningFlight(const VariantKey& k) : key(k) {}
-  const VariantKey key;
-  bool done = false;  // guarded by the function's mutex
-  const TuningChoice* result = nullptr;
-  std::exception_ptr error;
 };
 
 }  // namespace triton_jit::detail
@@ -82,12 +66,11 @@ struct TritonJITFunction::Impl {
   detail::DecoratedMemo memo;  // configured at get_instance
 
   std::mutex mutex;  // held across fork(); see Note [Fork safety]
-  std::condition_variable* done_cv = new std::condition_variable();  // replaced in a forked child
-  std::vector<std::shared_ptr<detail::InFlight>> in_flight;          // guarded by mutex
+  detail::SingleFlight<detail::VariantKey, const detail::Variant> building;  // guarded by mutex
 
   // @triton.autotune: choices per tuning key, read lock-free, written under `mutex`.
   detail::VariantCache<detail::TuningChoice> tuned;
-  std::vector<std::shared_ptr<detail::TuningFlight>> tuning_in_flight;  // guarded by mutex
+  detail::SingleFlight<detail::VariantKey, const detail::TuningChoice> tuning;  // guarded by mutex
   std::atomic<int> forced_config{-1};
   std::atomic<const detail::TuningChoice*> last_choice{nullptr};  // most calls repeat the last key
   std::atomic<bool> python_heuristics_noted{false};

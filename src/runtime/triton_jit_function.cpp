@@ -17,6 +17,7 @@
 #include "decorators/autotuner.h"
 #include "decorators/decorators.h"
 #include "runtime/function_state.h"
+#include "runtime/single_flight.h"
 #include "runtime/tensor_descriptors.h"
 #include "runtime/variant_builder.h"
 #include "triton_jit/errors.h"
@@ -69,22 +70,13 @@ int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
 // The registry of functions, and the functions being built (one builder per key; the others
 // wait). Never destroyed.
 struct Registry {
-  struct Pending {
-    bool done = false;
-    TritonJITFunction* result = nullptr;
-    std::exception_ptr error;
-  };
+  using Key = std::pair<std::string, std::string>;
   std::mutex mutex;  // held across fork()
-  std::condition_variable* built = new std::condition_variable();  // replaced in a forked child
-  std::map<std::pair<std::string, std::string>, TritonJITFunction*> functions;  // guarded by mutex
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Pending>> pending;  // guarded by mutex
+  std::map<Key, TritonJITFunction*> functions;  // guarded by mutex
+  detail::SingleFlight<Key, TritonJITFunction> building;
 };
 
-void abandon_pending(void* arg) {
-  auto* r = static_cast<Registry*>(arg);
-  r->pending.clear();
-  r->built = new std::condition_variable();
-}
+void abandon_pending(void* arg) { static_cast<Registry*>(arg)->building.abandon(); }
 
 Registry& registry() {
   static Registry* r = [] {
@@ -144,48 +136,18 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
                                  path.find('\0') != std::string_view::npos ? "path" : "function name"));
   }
   Registry& r = registry();
-  auto key = std::make_pair(std::string(path), std::string(name));
-  std::shared_ptr<Registry::Pending> pending;
-  bool builder = false;
-  TritonJITFunction* found = nullptr;
-  detail::run_without_gil([&] {
-    std::unique_lock<std::mutex> lock(r.mutex);
-    if (auto it = r.functions.find(key); it != r.functions.end()) {
-      found = it->second;
-      return;
-    }
-    if (auto it = r.pending.find(key); it != r.pending.end()) {
-      pending = it->second;
-      r.built->wait(lock, [&] { return pending->done; });
-      return;
-    }
-    pending = std::make_shared<Registry::Pending>();
-    r.pending.emplace(key, pending);
-    builder = true;
-  });
-  if (found != nullptr) return *found;
-  if (!builder) {
-    if (pending->error) std::rethrow_exception(pending->error);
-    return *pending->result;
-  }
-  TritonJITFunction* made = nullptr;
-  std::exception_ptr error;
-  try {
-    made = new TritonJITFunction(detail::build_function(path, name).release());  // never destroyed
-  } catch (...) {
-    error = std::current_exception();
-  }
-  detail::run_without_gil([&] {
-    std::lock_guard<std::mutex> lock(r.mutex);
-    if (made != nullptr) r.functions.emplace(key, made);
-    pending->done = true;
-    pending->result = made;
-    pending->error = error;
-    r.pending.erase(key);
-    r.built->notify_all();
-  });
-  if (error) std::rethrow_exception(error);
-  return *made;
+  const Registry::Key key(path, name);
+  return *r.building.run(
+      r.mutex, key,
+      [&]() -> TritonJITFunction* {
+        auto it = r.functions.find(key);
+        return it == r.functions.end() ? nullptr : it->second;
+      },
+      [&] { return new TritonJITFunction(detail::build_function(path, name).release()); },  // never destroyed
+      [&](TritonJITFunction* made) {
+        r.functions.emplace(key, made);
+        return made;
+      });
 }
 
 namespace {
@@ -390,7 +352,9 @@ void TritonJITFunction::launch_nested(const LaunchConfig& config, const ArgSlot*
 
 namespace {
 
-VariantInfo info_of(const Variant& v) {
+// What the variant is; the driver's figures from `device` (or the first device it is loaded on
+// when -1), where it is loaded.
+VariantInfo info_of(const Variant& v, int device) {
   VariantInfo i;
   i.kernel_name = v.metadata.name;
   i.signature = v.signature_text;
@@ -403,6 +367,17 @@ VariantInfo info_of(const Variant& v) {
   i.profile_scratch_size = v.metadata.profile_scratch_size;
   i.num_kernel_params = v.num_kernel_params;
   i.cubin = v.binary;
+  for (const auto& [stage, text] : v.ir) i.ir.push_back(IRText{stage, text});
+  const ActiveBackend::Kernel* loaded = device >= 0 ? v.loaded[device].load(std::memory_order_acquire) : nullptr;
+  for (int d = 0; d < kMaxDevices && loaded == nullptr && device < 0; ++d) {
+    loaded = v.loaded[d].load(std::memory_order_acquire);
+  }
+  if (loaded != nullptr) {
+    const impl::KernelResources r = ActiveBackend::resources(*loaded);
+    i.n_regs = r.registers;
+    i.n_spills = r.spilled_words;
+    i.max_threads_per_block = r.max_threads;
+  }
   return i;
 }
 
@@ -426,7 +401,7 @@ VariantInfo warmup_bound(TritonJITFunction::Impl& f, const LaunchConfig& config,
   }
   const Variant* v = f.cache.find(call->key);
   if (v == nullptr) v = detail::find_or_build_variant(f, options, call->key, args);
-  return info_of(*v);
+  return info_of(*v, -1);
 }
 
 int warmup_device(const LaunchConfig& config) {
@@ -493,7 +468,7 @@ VariantInfo prepare_bound(TritonJITFunction::Impl& f, const LaunchConfig& config
   const Variant* v = f.cache.find(call->key);
   if (v == nullptr) v = detail::find_or_build_variant(f, options, call->key, detail::CallArgs{args, num_args, Nested});
   if (v->loaded[device].load(std::memory_order_acquire) == nullptr) detail::load_on_device(f, *v, device);
-  return info_of(*v);
+  return info_of(*v, device);
 }
 
 int prepare_device(const TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,

@@ -87,9 +87,8 @@ void record(const Impl& f, const SignatureEntry& entry) {
 void abandon_in_flight(void* arg) {
   auto* f = static_cast<Impl*>(arg);
   // Forked child: the threads that owned these compiles and waited for them are gone.
-  f->in_flight.clear();
-  f->tuning_in_flight.clear();
-  f->done_cv = new std::condition_variable();  // the old one may count waiters that are gone
+  f->building.abandon();
+  f->tuning.abandon();
 }
 
 std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
@@ -105,6 +104,11 @@ std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const
   auto started = Clock::now();
   auto stored = load_variant(f.id, key, offline_now());
   if (!stored) return nullptr;
+  if (stored->entry.ir.empty() && keep_ir() && !offline_now()) {
+    log(LogLevel::kInfo, "{}: the stored variant ({}) has no IR texts and keep_ir is on: compiling it again",
+        f.sig.name, describe_variant(f.sig, key, args));
+    return nullptr;
+  }
   auto v = make_variant(f, o, key, args);
   try {
     v->metadata = check_compiled(f.sig.name, stored->entry.metadata_json, stored->entry.binary,
@@ -116,6 +120,7 @@ std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const
   }
   record(f, key, stored->entry);
   v->binary = std::move(stored->entry.binary);
+  v->ir = std::move(stored->entry.ir);
   log(LogLevel::kInfo, "{}: ({}) for {} from the {} in {:.2f} ms", f.sig.name, v->signature_text, v->target,
       stored->source == EntrySource::kBundle ? "bundle" : "cache", seconds_since(started) * 1e3);
   return v;
@@ -148,11 +153,15 @@ std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, con
                                         triton_dir_of(compiled.metadata_json), environment);
   check_same_sources(f, provenance);
   VariantEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)},
-                     std::vector<uint64_t>(key.words, key.words + key.size), v->target,
-                     std::move(compiled.metadata_json), std::move(compiled.binary)};
+                     std::vector<uint64_t>(key.words, key.words + key.size),
+                     v->target,
+                     std::move(compiled.metadata_json),
+                     std::move(compiled.binary),
+                     std::move(compiled.ir)};
   store_variant(f.id, key, entry);
   record(f, key, entry);
   v->binary = std::move(entry.binary);
+  v->ir = std::move(entry.ir);
   f.compiles.fetch_add(1, std::memory_order_relaxed);
   const double seconds = seconds_since(started);
   f.compile_nanoseconds.fetch_add(static_cast<uint64_t>(seconds * 1e9), std::memory_order_relaxed);
@@ -217,48 +226,13 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
 
 const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
   f.misses.fetch_add(1, std::memory_order_relaxed);
-  std::shared_ptr<InFlight> flight;
-  bool leader = false;
-  const Variant* found = with_function_lock(f, [&]() -> const Variant* {
-    if (const Variant* v = f.cache.find(key)) return v;
-    for (const auto& in : f.in_flight) {
-      if (in->key == key) flight = in;
-    }
-    if (!flight) {
-      flight = std::make_shared<InFlight>(key);
-      f.in_flight.push_back(flight);
-      leader = true;
-    }
-    return nullptr;
-  });
-  if (found != nullptr) return found;
-  if (!leader) {
-    run_without_gil([&] {
-      std::unique_lock<std::mutex> lock(f.mutex);
-      f.done_cv->wait(lock, [&] { return flight->done; });
-    });
-    if (flight->error) std::rethrow_exception(flight->error);
-    return flight->result;
-  }
-  std::unique_ptr<Variant> built;
-  std::exception_ptr error;
-  try {
-    built = stored_variant(f, o, key, args);
-    if (!built) built = compiled_variant(f, o, key, args);
-  } catch (...) {
-    error = std::current_exception();
-  }
-  const Variant* result = with_function_lock(f, [&]() -> const Variant* {
-    const Variant* published = built ? f.cache.insert(std::move(built)) : nullptr;
-    flight->done = true;
-    flight->result = published;
-    flight->error = error;
-    std::erase(f.in_flight, flight);
-    f.done_cv->notify_all();
-    return published;
-  });
-  if (error) std::rethrow_exception(error);
-  return result;
+  return f.building.run(
+      f.mutex, key, [&] { return f.cache.find(key); },
+      [&] {
+        std::unique_ptr<Variant> built = stored_variant(f, o, key, args);
+        return built ? std::move(built) : compiled_variant(f, o, key, args);
+      },
+      [&](std::unique_ptr<Variant> built) { return f.cache.insert(std::move(built)); });
 }
 
 const ActiveBackend::Kernel* load_on_device(Impl& f, const Variant& v, int device) {

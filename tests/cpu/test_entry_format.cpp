@@ -61,6 +61,26 @@ TEST(EntryFormat, WhatIsWrittenReadsBack) {
   EXPECT_EQ(entry_kind(serialize_variant(v)), "variant");
 }
 
+TEST(EntryFormat, KeptIRTextsReadBackInOrderAfterTheBinary) {
+  VariantEntry v = sample();
+  EXPECT_EQ(serialize_variant(v).find("\"ir\""), std::string::npos) << "no field when none were kept";
+  v.ir = {{"ttir", "module {}"}, {"ttgir", ""}, {"ptx", ".version 8.7\n.entry scale"}};
+  std::string error;
+  auto back = parse_variant(serialize_variant(v), error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->binary, v.binary);
+  EXPECT_EQ(back->ir, v.ir);
+  const std::string bytes = serialize_variant(v);
+  EXPECT_NE(reason(reframed(bytes, [](auto& h) { h["ir"][0][1] = 10; })).find("payload of"), std::string::npos);
+  const std::string bad_stage = "header field 'ir' holds a stage that is not [name of 1 to 32 characters, size]";
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["ir"][0] = {"ttir"}; })), bad_stage);
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["ir"][0][0] = ""; })), bad_stage);
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["ir"][0][1] = -1; })), bad_stage);
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["ir"][1][1] = ~0ull; })), bad_stage) << "sizes summing past 1 GiB";
+  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["ir"] = "ptx"; })),
+            "header field 'ir' is not an array of at most 16 stages");
+}
+
 TEST(EntryFormat, ChecksumCoversHeaderAndPayload) {
   const std::string bytes = serialize_variant(sample());
   std::string header_flip = bytes;

@@ -171,6 +171,26 @@ TEST(LoadChecks, ThreadsBeyondWhatTheFunctionAllowsAreAClearErrorAndTheModuleIsU
   EXPECT_EQ(modules_unloaded(), unloaded + 1);  // a failed load leaks no module
 }
 
+TEST(VariantReport, RegistersSpillsAndThreadsAreTheDriversOnceLoaded) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  LaunchConfig c = config(1);
+  c.num_warps = 2;  // a variant no other test loads
+  setenv("FAKE_CUDA_FUNCTION_REGISTERS", "72", 1);
+  setenv("FAKE_CUDA_FUNCTION_LOCAL_BYTES", "24", 1);
+  const triton_jit::VariantInfo compiled = pointwise().warmup(c, p, p, p, 4096, 512);
+  EXPECT_EQ(compiled.n_regs, -1) << "not loaded yet";
+  EXPECT_EQ(compiled.n_spills, -1);
+  const triton_jit::VariantInfo loaded = pointwise().prepare(c, p, p, p, 4096, 512);
+  unsetenv("FAKE_CUDA_FUNCTION_REGISTERS");
+  unsetenv("FAKE_CUDA_FUNCTION_LOCAL_BYTES");
+  EXPECT_EQ(loaded.n_regs, 72);
+  EXPECT_EQ(loaded.n_spills, 6) << "local memory in 4-byte words, as Triton counts spills";
+  EXPECT_EQ(loaded.max_threads_per_block, 1024);
+  // The image is the variant's own, not a copy per result.
+  EXPECT_EQ(loaded.cubin.data(), compiled.cubin.data());
+  EXPECT_EQ(pointwise().warmup(c, p, p, p, 4096, 512).n_regs, 72) << "warmup reports a variant loaded since";
+}
+
 TEST(LaunchChecks, GridTimesNumCtasBeyondTheDriverLimitIsAClearError) {
   auto p = device_pointer(g_buffer, DType::kFloat32);
   LaunchConfig c = config((1u << 30) + 1);

@@ -1,11 +1,17 @@
-// The lock-free variant cache under concurrent readers and writers.
+// The lock-free variant cache under concurrent readers and writers, and the single flight that
+// fills it (one build per key, its result or error shared with every caller waiting for it).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <barrier>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "cache/variant_cache.h"
+#include "runtime/single_flight.h"
 
 using triton_jit::detail::VariantCache;
 using triton_jit::detail::VariantKey;
@@ -67,4 +73,79 @@ TEST(VariantCache, ReadersNeverSeeATornEntryWhileWritersGrowIt) {
   writer.join();
   for (auto& t : readers) t.join();
   EXPECT_FALSE(bad.load());
+}
+
+namespace {
+
+using Flight = triton_jit::detail::SingleFlight<VariantKey, const Entry>;
+
+// Threads that all ask for `key` at once; returns what each got (nullptr: it caught `error`).
+std::vector<const Entry*> ask_together(Flight& flight, std::mutex& mutex, VariantCache<Entry>& cache,
+                                       const VariantKey& key, std::atomic<int>& builds, bool fail) {
+  constexpr int kThreads = 8;
+  std::vector<const Entry*> got(kThreads, nullptr);
+  std::barrier start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      start.arrive_and_wait();
+      try {
+        got[t] = flight.run(
+            mutex, key, [&] { return cache.find(key); },
+            [&] {
+              builds.fetch_add(1);
+              std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the others arrive meanwhile
+              if (fail) throw std::runtime_error("build failed");
+              return std::make_unique<Entry>(key, 7);
+            },
+            [&](std::unique_ptr<Entry> e) { return cache.insert(std::move(e)); });
+      } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "build failed");
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return got;
+}
+
+}  // namespace
+
+TEST(SingleFlight, ConcurrentCallersOfOneKeyShareOneBuild) {
+  Flight flight;
+  std::mutex mutex;
+  VariantCache<Entry> cache;
+  std::atomic<int> builds{0};
+  const auto got = ask_together(flight, mutex, cache, key_of(1), builds, false);
+  EXPECT_EQ(builds.load(), 1);
+  for (const Entry* e : got) EXPECT_EQ(e, cache.find(key_of(1)));
+  ASSERT_NE(got[0], nullptr);
+  EXPECT_EQ(got[0]->value, 7);
+}
+
+TEST(SingleFlight, AFailedBuildIsEveryWaitersErrorAndTheNextCallBuildsAgain) {
+  Flight flight;
+  std::mutex mutex;
+  VariantCache<Entry> cache;
+  std::atomic<int> builds{0};
+  // Callers that arrive while the build runs get its error; a later caller starts afresh.
+  const auto failed = ask_together(flight, mutex, cache, key_of(2), builds, true);
+  for (const Entry* e : failed) EXPECT_EQ(e, nullptr);
+  EXPECT_GE(builds.load(), 1);
+  EXPECT_EQ(cache.find(key_of(2)), nullptr);
+  const int before = builds.load();
+  const auto built = ask_together(flight, mutex, cache, key_of(2), builds, false);
+  EXPECT_EQ(builds.load(), before + 1);
+  EXPECT_NE(built[3], nullptr);
+}
+
+TEST(SingleFlight, KeysBuildIndependently) {
+  Flight flight;
+  std::mutex mutex;
+  VariantCache<Entry> cache;
+  std::atomic<int> builds{0};
+  std::thread other([&] { ask_together(flight, mutex, cache, key_of(3), builds, false); });
+  ask_together(flight, mutex, cache, key_of(4), builds, false);
+  other.join();
+  EXPECT_EQ(builds.load(), 2);
+  EXPECT_NE(cache.find(key_of(3)), cache.find(key_of(4)));
 }

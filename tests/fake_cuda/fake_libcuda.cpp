@@ -77,7 +77,19 @@ CUresult fake_cuModuleGetFunction(CUfunction* f, CUmodule, const char*) {
   return CUDA_SUCCESS;
 }
 CUresult fake_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction) {
-  *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? env_or("FAKE_CUDA_FUNCTION_MAX_THREADS", 1024) : 0;
+  switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *v = env_or("FAKE_CUDA_FUNCTION_MAX_THREADS", 1024);
+      break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+      *v = env_or("FAKE_CUDA_FUNCTION_REGISTERS", 40);
+      break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+      *v = env_or("FAKE_CUDA_FUNCTION_LOCAL_BYTES", 0);
+      break;
+    default:
+      *v = 0;
+  }
   return CUDA_SUCCESS;
 }
 std::atomic<int> g_shared_memory_mode{-1};

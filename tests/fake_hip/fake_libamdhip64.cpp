@@ -26,6 +26,11 @@ std::atomic<unsigned> g_machine{0}, g_mach_flags{0};
 thread_local int t_device = 0;
 std::atomic<uint64_t> g_clock_us{0};  // advanced by launches, read by events
 
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
 }  // namespace
 
 extern "C" {
@@ -90,6 +95,24 @@ FAKE_EXPORT hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t
   if (module == nullptr || name == nullptr || *name == '\0') return hipErrorNotFound;
   *function = reinterpret_cast<hipFunction_t>(new std::string(name));
   return hipSuccess;
+}
+// Registers, local memory and thread limit of every function: FAKE_HIP_REGISTERS (default 32),
+// FAKE_HIP_LOCAL_BYTES (0) and 1024.
+FAKE_EXPORT hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attribute, hipFunction_t function) {
+  if (value == nullptr || function == nullptr) return hipErrorInvalidValue;
+  switch (attribute) {
+    case HIP_FUNC_ATTRIBUTE_NUM_REGS:
+      *value = env_int("FAKE_HIP_REGISTERS", 32);
+      return hipSuccess;
+    case HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+      *value = env_int("FAKE_HIP_LOCAL_BYTES", 0);
+      return hipSuccess;
+    case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *value = 1024;
+      return hipSuccess;
+    default:
+      return hipErrorInvalidValue;
+  }
 }
 FAKE_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                              unsigned by, unsigned bz, unsigned shared, hipStream_t stream,

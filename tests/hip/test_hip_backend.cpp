@@ -18,10 +18,10 @@
 #include "common/target.h"
 #include "compiler/compiled_kernel.h"
 
+using triton_jit::device_pointer;
 using triton_jit::DType;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
-using triton_jit::device_pointer;
 
 namespace {
 
@@ -86,6 +86,17 @@ TEST(HipBackend, ALaunchPassesTheParametersThenTwoScratchPointers) {
   EXPECT_EQ(launch.params[6], 0u) << "profile scratch: none asked for";
   EXPECT_EQ(hook<unsigned()>("fake_hip_loaded_machine")(), 224u) << "EM_AMDGPU";
   EXPECT_EQ(hook<unsigned()>("fake_hip_loaded_mach_flags")(), 0x4cu) << "EF_AMDGPU_MACH_AMDGCN_GFX942";
+  // What the runtime reported of the loaded function, as Triton's AMD loadBinary reads it.
+  setenv("FAKE_HIP_REGISTERS", "48", 1);
+  setenv("FAKE_HIP_LOCAL_BYTES", "16", 1);
+  const triton_jit::VariantInfo info =
+      k.prepare(c, device_pointer(g_x, DType::kFloat32), device_pointer(g_y, DType::kFloat32),
+                device_pointer(g_out, DType::kFloat32), 2.5f, 1000, 128);
+  unsetenv("FAKE_HIP_REGISTERS");
+  unsetenv("FAKE_HIP_LOCAL_BYTES");
+  EXPECT_EQ(info.n_regs, 48);
+  EXPECT_EQ(info.n_spills, 4);
+  EXPECT_EQ(info.max_threads_per_block, 1024);
 }
 
 TEST(HipBackend, BothTargetsCompileToCodeObjectsOfTheirArchitecture) {
@@ -94,9 +105,9 @@ TEST(HipBackend, BothTargetsCompileToCodeObjectsOfTheirArchitecture) {
   c.num_warps = 4;
   for (const char* target : {"hip:gfx942", "hip:gfx90a"}) {
     setenv("TRITON_JIT_TARGET", target, 1);
-    const triton_jit::VariantInfo info = k.warmup(c, device_pointer(g_x, DType::kFloat32),
-                                                  device_pointer(g_y, DType::kFloat32),
-                                                  device_pointer(g_out, DType::kFloat32), 1.0f, 1000, 128);
+    const triton_jit::VariantInfo info =
+        k.warmup(c, device_pointer(g_x, DType::kFloat32), device_pointer(g_y, DType::kFloat32),
+                 device_pointer(g_out, DType::kFloat32), 1.0f, 1000, 128);
     unsetenv("TRITON_JIT_TARGET");
     EXPECT_EQ(info.target, target);
     ASSERT_GT(info.cubin.size(), 64u);
@@ -116,8 +127,7 @@ TEST(HipBackend, ACodeObjectForAnotherGfxIsRefusedAtLoad) {
     triton_jit::detail::ActiveBackend::load(triton_jit::impl::KernelImage{image, &meta}, 0);
     ADD_FAILURE() << "a gfx90a code object was loaded on a gfx942 device";
   } catch (const triton_jit::ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("compiled for gfx90a, which device 0 (gfx942) cannot run"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("compiled for gfx90a, which device 0 (gfx942) cannot run"), std::string::npos)
         << e.what();
   }
 }
@@ -129,8 +139,8 @@ TEST(HipBackend, AnAutotunedKernelTunesThroughTheHipBenchmark) {
     return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
   };
   k(c, device_pointer(g_x, DType::kFloat32), device_pointer(g_out, DType::kFloat32), 4096, 2.0f);
-  auto choice = k.autotune_choice(c, device_pointer(g_x, DType::kFloat32), device_pointer(g_out, DType::kFloat32),
-                                  4096, 2.0f);
+  auto choice =
+      k.autotune_choice(c, device_pointer(g_x, DType::kFloat32), device_pointer(g_out, DType::kFloat32), 4096, 2.0f);
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(choice->source, "tuned");
   EXPECT_GT(choice->milliseconds, 0.0);

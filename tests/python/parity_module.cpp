@@ -103,6 +103,15 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
     descriptors().push_back(d);
     return to_slot(descriptors().back());
   }
+  if (ctype == "cuda_tensor") {
+    // (dtype, address, device): a view of a CUDA tensor's memory, for calls that launch or load.
+    auto t = value.cast<py::tuple>();
+    keep.push_back(at::from_blob(reinterpret_cast<void*>(t[1].cast<uint64_t>()), {1},
+                                 at::TensorOptions()
+                                     .dtype(scalar_type(t[0].cast<std::string>()))
+                                     .device(c10::Device(c10::kCUDA, t[2].cast<c10::DeviceIndex>()))));
+    return to_slot(keep.back());
+  }
   if (ctype == "tensor" || ctype == "optional_tensor") {
     if (value.is_none()) return to_slot(std::optional<at::Tensor>());
     auto pair = value.cast<std::pair<std::string, uint64_t>>();
@@ -218,7 +227,36 @@ struct CallSlots {
   }
 };
 
+// What warmup() (load=false) or prepare() (load=true) reports of a call's variant, as a dict of
+// VariantInfo's fields (ir: stage -> text), with the function's compile count.
+py::dict variant_report(const std::string& path, const std::string& name, const py::list& args, int num_warps,
+                        int num_stages, bool load) {
+  auto& f = triton_jit::TritonJITFunction::get_instance(path, name);
+  CallSlots call_slots(args);
+  triton_jit::LaunchConfig config;
+  config.num_warps = num_warps;
+  config.num_stages = num_stages;
+  const triton_jit::VariantInfo v = load ? f.prepare(config, call_slots.slots.data(), call_slots.slots.size())
+                                         : f.warmup(config, call_slots.slots.data(), call_slots.slots.size());
+  py::dict ir;
+  for (const auto& t : v.ir) ir[py::str(std::string(t.stage))] = py::str(std::string(t.text));
+  py::dict out;
+  out["kernel_name"] = v.kernel_name;
+  out["signature"] = v.signature;
+  out["num_warps"] = v.num_warps;
+  out["shared"] = v.shared_memory;
+  out["n_regs"] = v.n_regs;
+  out["n_spills"] = v.n_spills;
+  out["n_max_threads"] = v.max_threads_per_block;
+  out["cubin"] = py::bytes(v.cubin.data(), v.cubin.size());
+  out["ir"] = ir;
+  out["compiles"] = f.stats().compiles;
+  return out;
+}
+
 PYBIND11_MODULE(triton_jit_parity, m) {
+  m.def("variant_report", &variant_report);
+  m.def("set_keep_ir", &triton_jit::set_keep_ir);
   m.def("concurrent_first_call", &concurrent_first_call);
   m.def("evaluate_heuristic", &evaluate_heuristic);
   m.def("encode", [](const std::string& describe_json, const py::list& args) {

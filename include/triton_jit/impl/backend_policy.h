@@ -31,6 +31,8 @@ concept BackendPolicy = requires(const KernelImage& image, int device, const typ
   // Loads and checks an image for `device` (shared memory, threads, arch); throws on failure.
   // The kernel stays loaded for the life of the process.
   { B::load(image, device) } -> std::same_as<const typename B::Kernel*>;
+  // What the driver reported of a loaded kernel (registers, spills, threads), read at load.
+  { B::resources(kernel) } -> std::same_as<KernelResources>;
   // Launches; params[0..num_params) are the user parameters, params[num_params] and
   // params[num_params + 1] must point to scratch_cells[0] and [1], which launch fills.
   { B::launch(kernel, config, params, num_params, scratch_cells) } -> std::same_as<void>;

@@ -56,6 +56,15 @@ struct TensorMapRequest {
   bool nan_fill = false;  // out-of-bounds reads give NaN (padding="nan"), else zero
 };
 
+// What the driver reports of a loaded kernel, as Triton's CompiledKernel has it: registers per
+// thread (n_regs), local memory per thread in 4-byte words (n_spills) and the most threads a
+// block of it may have (n_max_threads).
+struct KernelResources {
+  int registers = -1;
+  int spilled_words = -1;
+  int max_threads = -1;
+};
+
 struct KernelImage {
   std::string_view binary;  // cubin
   const KernelMetadata* metadata;

@@ -39,6 +39,7 @@ struct CudaBackend::Kernel {
   CUcontext context = nullptr;
   int device = 0;
   std::string name;
+  impl::KernelResources resources;
 };
 
 namespace {
@@ -212,6 +213,12 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   TRITON_JIT_CU_CHECK(d.cuModuleGetFunction(&k->function, k->module, meta.name.c_str()));
   int function_max_threads = 0;
   TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&function_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function));
+  // As Triton's loadBinary reads them; spills are the local memory in 4-byte words.
+  int registers = 0;
+  int local_bytes = 0;
+  TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->function));
+  TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->function));
+  k->resources = impl::KernelResources{registers, local_bytes / 4, function_max_threads};
   if (static_cast<int>(threads) > function_max_threads) {
     throw ValueError(fmt::format("{}: launches {} threads per block, but its registers allow only {}", meta.name,
                                  threads, function_max_threads));
@@ -293,6 +300,8 @@ __attribute__((noinline, cold)) void launch_in_kernel_context(const Driver& d, c
 }
 
 }  // namespace
+
+impl::KernelResources CudaBackend::resources(const Kernel& kernel) noexcept { return kernel.resources; }
 
 void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, uint32_t num_params,
                          uint64_t* scratch_cells) {

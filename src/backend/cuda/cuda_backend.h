@@ -28,6 +28,7 @@ class CudaBackend {
   static Target device_target(int device);
   // The returned kernel is never unloaded: variants live as long as their function (the process).
   static const Kernel* load(const impl::KernelImage& image, int device);
+  static impl::KernelResources resources(const Kernel& kernel) noexcept;
   static void launch(const Kernel& kernel, const LaunchConfig& config, void** params, uint32_t num_params,
                      uint64_t* scratch_cells);
 

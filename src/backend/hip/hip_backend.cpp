@@ -31,6 +31,7 @@ struct HipBackend::Kernel {
   hipModule_t module = nullptr;
   int device = 0;
   std::string name;
+  impl::KernelResources resources;
 };
 
 namespace {
@@ -157,6 +158,23 @@ const HipBackend::Kernel* HipBackend::load(const impl::KernelImage& image, int d
     d.hipModuleUnload(k->module);
     throw_driver_error("hipModuleGetFunction", found);
   }
+  // As Triton's AMD loadBinary reads them; spills are the local memory in 4-byte words.
+  int registers = 0;
+  int local_bytes = 0;
+  int function_max_threads = 0;
+  const hipError_t read = [&] {
+    hipError_t e = d.hipFuncGetAttribute(&registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, k->function);
+    if (e == hipSuccess) e = d.hipFuncGetAttribute(&local_bytes, HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k->function);
+    if (e == hipSuccess) {
+      e = d.hipFuncGetAttribute(&function_max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function);
+    }
+    return e;
+  }();
+  if (read != hipSuccess) {
+    d.hipModuleUnload(k->module);
+    throw_driver_error("hipFuncGetAttribute", read);
+  }
+  k->resources = impl::KernelResources{registers, local_bytes / 4, function_max_threads};
   k->block_x = threads;
   k->shared = static_cast<unsigned>(meta.shared);
   k->global_scratch_size = static_cast<uint64_t>(meta.global_scratch_size);
@@ -165,6 +183,8 @@ const HipBackend::Kernel* HipBackend::load(const impl::KernelImage& image, int d
   k->profile_scratch_align = static_cast<uint64_t>(meta.profile_scratch_align);
   return k.release();
 }
+
+impl::KernelResources HipBackend::resources(const Kernel& kernel) noexcept { return kernel.resources; }
 
 void HipBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, uint32_t num_params,
                         uint64_t* scratch_cells) {

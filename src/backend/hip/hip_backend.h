@@ -26,6 +26,7 @@ class HipBackend {
   static int current_device();
   static Target device_target(int device);
   static const Kernel* load(const impl::KernelImage& image, int device);
+  static impl::KernelResources resources(const Kernel& kernel) noexcept;
   static void launch(const Kernel& kernel, const LaunchConfig& config, void** params, uint32_t num_params,
                      uint64_t* scratch_cells);
 

@@ -27,6 +27,7 @@ struct Driver {
   X(hipModuleLoadData)                  \
   X(hipModuleUnload)                    \
   X(hipModuleGetFunction)               \
+  X(hipFuncGetAttribute)                \
   X(hipModuleLaunchKernel)              \
   X(hipStreamSynchronize)               \
   X(hipStreamIsCapturing)               \

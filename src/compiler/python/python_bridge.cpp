@@ -216,7 +216,12 @@ class PythonBridge final : public CompilerBridge {
     try {
       py::tuple result =
           module_->attr("compile")(where.file, where.module, where.function, where.search_path, request_json);
-      return CompiledBinary{result[0].cast<std::string>(), result[1].cast<std::string>(), sources_of(result[2])};
+      CompiledBinary out{result[0].cast<std::string>(), result[1].cast<std::string>(), sources_of(result[2]), {}};
+      for (auto stage : result[3]) {
+        auto pair = stage.cast<py::list>();
+        out.ir.emplace_back(pair[0].cast<std::string>(), pair[1].cast<std::string>());
+      }
+      return out;
     } catch (py::error_already_set& e) {
       throw_translated(e, where);
     } catch (const py::cast_error& e) {

@@ -537,4 +537,10 @@ def compile(file, module, function, search_path, request_json):
     out["triton_dir"] = triton_dir()
     out["arch"] = str(target.arch)
     out["phase_seconds"] = {"import": loaded - started, "compile": time.perf_counter() - loaded}
-    return bytes(compiled.asm["hsaco" if target.backend == "hip" else "cubin"]), json.dumps(out), kernel.sources
+    binary = bytes(compiled.asm["hsaco" if target.backend == "hip" else "cubin"])
+    return binary, json.dumps(out), kernel.sources, _ir_texts(compiled) if request.get("keep_ir") else []
+
+
+def _ir_texts(compiled):
+    """The compile's text stages in the order Triton produced them: ttir, ttgir, llir, ptx or amdgcn."""
+    return [[stage, text] for stage, text in compiled.asm.items() if isinstance(text, str) and stage != "source"]
