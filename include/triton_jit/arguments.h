@@ -69,10 +69,11 @@ enum class ArgKind : uint8_t {
   kUInt,   // value.u, used for values above INT64_MAX
   kFloat,  // value.f
   kPointer,
-  kString,       // value.s, size bytes; constexpr parameters only
-  kUnsupported,  // value.s names what was passed (an unsupported dtype)
-  kTuple,        // a tuple of `size` elements, whose slots follow this one (nested tuples too)
+  kString,            // value.s, size bytes; constexpr parameters only
+  kUnsupported,       // value.s names what was passed (an unsupported dtype)
+  kTuple,             // a tuple of `size` elements, whose slots follow this one (nested tuples too)
   kTensorDescriptor,  // value.p: a TensorDescriptor, valid during the call; dtype, device: its base's
+  kJitFunction,       // value.p: a JitFunctionArg (triton_jit/jit_function_arg.h), valid during the call
 };
 
 // Device of a pointer argument.

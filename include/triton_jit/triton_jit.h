@@ -12,6 +12,7 @@
 #include "triton_jit/config.h"
 #include "triton_jit/device_buffer.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/jit_function_arg.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/settings.h"
 #include "triton_jit/triton_jit_function.h"

@@ -28,6 +28,7 @@
 
 #include "triton_jit/arguments.h"
 #include "triton_jit/export.h"
+#include "triton_jit/jit_function_arg.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/settings.h"
 

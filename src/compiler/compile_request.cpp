@@ -9,6 +9,7 @@
 #include "common/target.h"
 #include "triton_jit/compile_options.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/jit_function_arg.h"
 #include "triton_jit/settings.h"
 
 namespace triton_jit::detail {
@@ -54,6 +55,12 @@ json tagged_constexpr(const KernelSignature& sig, std::size_t i, const DecodedPa
     case kVInt: return {{"int", static_cast<int64_t>(d.value)}};
     case kVUInt: return {{"int", d.value}};
     case kVFloat: return {{"float", fmt::format("{:a}", std::bit_cast<double>(d.value))}};
+    case kVFunction: {
+      // Loaded by the compile script and passed to Triton as the function object.
+      const auto& f = *static_cast<const JitFunctionArg*>(slot.value.p);
+      return {{"jit_function",
+               {{"file", f.file()}, {"module", f.module()}, {"name", f.name()}, {"search_path", f.search_path()}}}};
+    }
     case kVString: {
       std::string_view text(slot.value.s, slot.size);
       if (!valid_utf8(text)) {
@@ -182,6 +189,9 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
         return;
       }
       constexprs[std::to_string(i)] = tagged_constexpr(sig, i, d, slot);
+      // A function passed to a plain parameter went through Triton's specializer, whose key for
+      // it (a hex digest, without 'D') is parsed as an attribute: an empty entry.
+      if (d.value_kind == kVFunction && !sig.rules[i].is_constexpr) attrs[std::to_string(i)] = json::array();
       if (d.value_kind == kVString) {
         // Triton parses every string specialization key as an attribute, a constexpr string's
         // value included: an empty entry, or divisibility when the text contains 'D'.

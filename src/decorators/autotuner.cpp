@@ -373,6 +373,10 @@ void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device
       const Digest d = digest(s.value.s, s.size);
       key.words[w++] = d.high;
       key.words[w++] = d.low;
+    } else if (s.kind == ArgKind::kJitFunction) {
+      const auto& k = static_cast<const JitFunctionArg*>(s.value.p)->key();
+      key.words[w++] = k[0];
+      key.words[w++] = k[1];
     } else if (s.kind != ArgKind::kPointer && s.kind != ArgKind::kNone) {
       key.words[w++] = s.value.u;
     }
@@ -405,6 +409,9 @@ std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call
       case ArgKind::kFloat: value = fmt::format("{}", s.value.f); break;
       case ArgKind::kBool: value = s.value.i ? "True" : "False"; break;
       case ArgKind::kString: value = fmt::format("'{}'", std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kJitFunction:
+        value = static_cast<const JitFunctionArg*>(s.value.p)->label();
+        break;
       case ArgKind::kPointer: value = fmt::format("*{}", dtype_name(s.dtype)); break;
       default: value = "None";
     }

@@ -4,6 +4,7 @@
 #include "common/settings.h"
 #include "encoding/argument_encoder.h"
 #include "triton_jit/compile_options.h"
+#include "triton_jit/jit_function_arg.h"
 
 namespace triton_jit::detail {
 namespace {
@@ -45,7 +46,7 @@ static_assert(DecoratedMemo::kMaxInputWords < (1u << kDeviceShift) && kGeneratio
 // A remembered call launches the variant its inputs selected: the memo must pack whatever the
 // encoder keys (the argument kinds of put_constexpr and encode_value, the options of put_header).
 // These trip when an argument kind or a launch option is added, so that both get it.
-static_assert(static_cast<int>(ArgKind::kTensorDescriptor) == 9,
+static_assert(static_cast<int>(ArgKind::kJitFunction) == 10,
               "a new argument kind: pack what the variant key takes of it in DecoratedMemo::pack");
 static_assert(sizeof(LaunchConfig) == 72,
               "a new launch option: if the variant key takes it (put_header), pack it in DecoratedMemo::pack");
@@ -90,12 +91,11 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
   // Tags, four to a word, in words [0, tag_words); then the values of scalars and descriptors.
   // Every value is stored and only those kept (the next store overwrites the others): no branch
   // on kinds.
-  constexpr unsigned kValueKinds = 1u << static_cast<unsigned>(ArgKind::kBool) |
-                                   1u << static_cast<unsigned>(ArgKind::kInt) |
-                                   1u << static_cast<unsigned>(ArgKind::kUInt) |
-                                   1u << static_cast<unsigned>(ArgKind::kFloat) |
-                                   1u << static_cast<unsigned>(ArgKind::kString) |
-                                   1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
+  constexpr unsigned kValueKinds =
+      1u << static_cast<unsigned>(ArgKind::kBool) | 1u << static_cast<unsigned>(ArgKind::kInt) |
+      1u << static_cast<unsigned>(ArgKind::kUInt) | 1u << static_cast<unsigned>(ArgKind::kFloat) |
+      1u << static_cast<unsigned>(ArgKind::kString) | 1u << static_cast<unsigned>(ArgKind::kTensorDescriptor) |
+      1u << static_cast<unsigned>(ArgKind::kJitFunction);
   constexpr unsigned kDeviceKinds = 1u << static_cast<unsigned>(ArgKind::kPointer) |
                                     1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
   std::size_t w = tag_words;
@@ -116,15 +116,20 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
       const auto& d = *static_cast<const TensorDescriptor*>(s.value.p);
       if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank) refused = true;
       else value = descriptor_word(d);
-    } else if (s.kind == ArgKind::kString) [[unlikely]] {
-      // Its text, not its address, is the value: a 128-bit digest in two words. Every argument
-      // left takes at most one word, so the words fit while w + (n - i) + 1 does.
+    } else if (s.kind == ArgKind::kString || s.kind == ArgKind::kJitFunction) [[unlikely]] {
+      // A string's text, not its address, is the value: a 128-bit digest in two words; a JIT
+      // function's key likewise. Every argument left takes at most one word, so the words fit
+      // while w + (n - i) + 1 does.
       if (w + (n - i) + 1 > kMaxInputWords) {
         refused = true;
-      } else {
+      } else if (s.kind == ArgKind::kString) {
         const Digest text = digest(s.value.s, s.size);
         in.words[w++] = text.high;
         value = text.low;
+      } else {
+        const auto& k = static_cast<const JitFunctionArg*>(s.value.p)->key();
+        in.words[w++] = k[0];
+        value = k[1];
       }
     }
     in.words[w] = value;
@@ -205,7 +210,8 @@ void DecoratedMemo::remember(const Inputs& in, const ArgSlot* slots, const Launc
   uint64_t kinds[kMaxOutputs / 4 + 1] = {};
   for (std::size_t i = 0; i < num_outputs_; ++i) {
     const ArgSlot& s = slots[output_at_[i]];
-    if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kString || s.kind == ArgKind::kTensorDescriptor) {
+    if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kString || s.kind == ArgKind::kTensorDescriptor ||
+        s.kind == ArgKind::kJitFunction) {
       return;  // kept as values only
     }
     if (i < kKindsWithOptions) {

@@ -14,6 +14,7 @@
 #include "common/settings.h"
 #include "decorators/autotuner.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/jit_function_arg.h"
 
 // Note [Decorated calls]
 // Triton binds a call's positional arguments to the kernel's parameters in order and lets the
@@ -82,6 +83,11 @@ nlohmann::json tagged(const ArgSlot& s) {
     case ArgKind::kUInt: return {{"int", s.value.u}};
     case ArgKind::kFloat: return {{"float", fmt::format("{:a}", s.value.f)}};
     case ArgKind::kString: return {{"str", std::string(s.value.s, s.size)}};
+    case ArgKind::kJitFunction: {
+      const auto& f = *static_cast<const JitFunctionArg*>(s.value.p);
+      return {{"jit_function",
+               {{"file", f.file()}, {"module", f.module()}, {"name", f.name()}, {"search_path", f.search_path()}}}};
+    }
     case ArgKind::kPointer:
       return {{"tensor", dtype_name(s.dtype)},
               {"element_size", scalar_size(s.dtype)},

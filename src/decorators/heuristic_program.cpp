@@ -419,6 +419,8 @@ Value from_slot(const Context& c, const ArgSlot& s, uint32_t index) {
     case ArgKind::kBool: return Value::boolean(s.value.i != 0);
     case ArgKind::kNone: return Value::none();
     case ArgKind::kString: return Value::text(s.value.s, s.size);
+    case ArgKind::kJitFunction:
+      c.type_error(fmt::format("parameter {} is a @triton.jit function, and the heuristic reads it as a value", index));
     default: c.type_error(fmt::format("parameter {} is a tensor, and the heuristic reads it as a value", index));
   }
 }

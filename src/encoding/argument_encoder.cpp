@@ -14,6 +14,7 @@
 
 #include "common/hash.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/jit_function_arg.h"
 
 // Note [Parity with Triton's specializer]
 // Triton's Python runtime turns each argument into (type, key) with native_specialize_impl:
@@ -42,6 +43,8 @@ const char* kind_name(const ArgSlot& s) {
     case ArgKind::kUnsupported: return "an unsupported value";
     case ArgKind::kTuple: return "a tuple";
     case ArgKind::kTensorDescriptor: return "a tensor descriptor";
+    case ArgKind::kJitFunction:
+      return "a @triton.jit function";
   }
   return "an unknown value";
 }
@@ -206,6 +209,12 @@ uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot&
       key.words[cw++] = d.low;
       return param_entry(kConstexprToken, Attr::kNone, kVString);
     }
+    case ArgKind::kJitFunction: {
+      const auto& k = static_cast<const JitFunctionArg*>(s.value.p)->key();
+      key.words[cw++] = k[0];
+      key.words[cw++] = k[1];
+      return param_entry(kConstexprToken, Attr::kNone, kVFunction);
+    }
     default: throw_type(sig, i, fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
   }
   key.words[cw++] = value;
@@ -318,6 +327,9 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
         cell = reinterpret_cast<uint64_t>(s.value.p);
         if (p.specialize) attr = alignment_attr(p, cell);
         break;
+      case ArgKind::kJitFunction:
+        is_param = false;
+        return put_constexpr(sig, i, s, key, cw);  // as Triton's specializer
       default: throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
     }
   }
@@ -404,6 +416,8 @@ Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* sl
     switch (s.kind) {
       case ArgKind::kTuple: remaining += s.size; h.add(std::to_string(s.size)); break;
       case ArgKind::kString: h.add(std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kJitFunction:
+        throw_type(sig, i, "holds a @triton.jit function in a tuple; pass it as an argument of its own");
       case ArgKind::kPointer:
       case ArgKind::kUnsupported:
         throw_type(sig, i, "is a constexpr and takes a tuple of ints, floats, bools, strings or None, not of tensors");
@@ -544,6 +558,9 @@ void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, co
         continue;
       }
       if (kp >= kMaxParams) throw ValueError(fmt::format("{}: more than {} kernel parameters", sig.name, kMaxParams));
+      if (e.kind == ArgKind::kJitFunction) [[unlikely]] {
+        throw_type(sig, i, "holds a @triton.jit function in a tuple; pass it as an argument of its own");
+      }
       const uint32_t leaf = cw++;
       bool is_param;
       const uint16_t entry = encode_value(sig, i, p, e, device_check, key, cw, out.cells[kp], is_param);
@@ -588,6 +605,8 @@ std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
     case kVUInt: return std::to_string(d.value);
     case kVFloat: return fmt::format("{}", std::bit_cast<double>(d.value));
     case kVString: return fmt::format("'{}'", std::string_view(slot.value.s, slot.size));
+    case kVFunction:
+      return static_cast<const JitFunctionArg*>(slot.value.p)->label();
   }
   return "?";
 }

@@ -83,7 +83,7 @@ struct CallArgs {
 };
 
 // The kind of a constexpr value in the key (its entry's value kind).
-enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString, kVTuple };
+enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString, kVTuple, kVFunction };
 
 // A tuple argument's tree in the key's tail, in pre-order: a node word per tuple (its element
 // count), a leaf word per element (its 16-bit entry), then the value word of a leaf folded into
@@ -101,7 +101,9 @@ struct DecodedParam {
   uint32_t tree = 0;   // kTupleToken: where its tree starts in the key
 };
 
-inline uint32_t constexpr_words(uint8_t value_kind) { return value_kind == kVString || value_kind == kVTuple ? 2 : 1; }
+inline uint32_t constexpr_words(uint8_t value_kind) {
+  return value_kind == kVString || value_kind == kVTuple || value_kind == kVFunction ? 2 : 1;
+}
 
 // The word after a tuple tree that starts at `cw`.
 inline uint32_t skip_tree(const VariantKey& key, uint32_t cw) {

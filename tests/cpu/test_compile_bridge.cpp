@@ -472,3 +472,58 @@ TEST(Compile, TupleArgumentsAreSpecialisedElementByElement) {
   built.add(std::make_tuple(std::string_view("fast"), 3, std::make_tuple(std::nullopt))).add(128);
   EXPECT_EQ(f.warmup(sm90(), built).cubin, v.cubin);
 }
+
+// A @triton.jit function passed as an argument (triton_jit/jit_function_arg.h): a constexpr
+// of the variant, keyed by the function, whatever the parameter's declaration.
+TEST(JitFunctionArguments, EachFunctionIsAVariantOfItsOwnAndTheSameOneIsFound) {
+  auto& f = TritonJITFunction::get_instance(kernel("jit_function_kernels.py"), "apply");
+  const triton_jit::JitFunctionArg relu(kernel("activations.py"), "relu");
+  const triton_jit::JitFunctionArg square(kernel("activations.py"), "square");
+  LaunchConfig c = sm90();
+  const auto compiles = f.stats().compiles;
+  const auto a = f.warmup(c, aligned_f32(), aligned_f32(), 4096, relu, 256);
+  const auto b = f.warmup(c, aligned_f32(), aligned_f32(), 4096, square, 256);
+  EXPECT_EQ(f.stats().compiles, compiles + 2);
+  EXPECT_NE(a.cubin, b.cubin);
+  EXPECT_NE(a.signature.find("ACT=activations.py:relu"), std::string::npos) << a.signature;
+  EXPECT_NE(b.signature.find("ACT=activations.py:square"), std::string::npos) << b.signature;
+  // Another object naming the same function is the same variant, from memory.
+  const triton_jit::JitFunctionArg relu_again(kernel("activations.py"), "relu");
+  EXPECT_EQ(relu_again.key(), relu.key());
+  EXPECT_EQ(f.warmup(c, aligned_f32(), aligned_f32(), 4096, relu_again, 256).cubin.data(), a.cubin.data());
+  EXPECT_EQ(f.stats().compiles, compiles + 2);
+  EXPECT_EQ(relu.label(), "activations.py:relu");
+}
+
+TEST(JitFunctionArguments, APlainParameterTakesItAsAConstexprAsTritonDoes) {
+  const triton_jit::JitFunctionArg relu(kernel("activations.py"), "relu");
+  LaunchConfig c = sm90();
+  const auto declared = TritonJITFunction::get_instance(kernel("jit_function_kernels.py"), "apply")
+                            .warmup(c, aligned_f32(), aligned_f32(), 4096, relu, 256);
+  const auto plain = TritonJITFunction::get_instance(kernel("jit_function_kernels.py"), "apply_plain")
+                         .warmup(c, aligned_f32(), aligned_f32(), 4096, relu, 256);
+  EXPECT_EQ(plain.num_kernel_params, declared.num_kernel_params) << "the function is not a kernel parameter";
+  EXPECT_NE(plain.signature.find("act=activations.py:relu"), std::string::npos) << plain.signature;
+}
+
+TEST(JitFunctionArguments, BadOnesAreClearErrors) {
+  EXPECT_NE(error_of([] {
+              triton_jit::JitFunctionArg(kernel("no_such_file.py"), "relu");
+            }).find("JitFunctionArg: relu: kernel file"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              triton_jit::JitFunctionArg(std::string_view("activations.py\0x", 16), "relu");
+            }).find("JitFunctionArg: the path contains a NUL byte"),
+            std::string::npos);
+  const triton_jit::JitFunctionArg relu(kernel("activations.py"), "relu");
+  auto& tuples = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "tuples");
+  const std::string in_tuple = error_of([&] {
+    tuples.warmup(sm90(), std::make_tuple(aligned_f32()), std::make_tuple(16), 1.0f, std::make_tuple(relu), 64);
+  });
+  EXPECT_NE(in_tuple.find("holds a @triton.jit function in a tuple"), std::string::npos) << in_tuple;
+  // A function the file does not define fails its first compile, naming it.
+  const triton_jit::JitFunctionArg missing(kernel("activations.py"), "no_such_activation");
+  auto& apply = TritonJITFunction::get_instance(kernel("jit_function_kernels.py"), "apply");
+  const std::string compile = error_of([&] { apply.warmup(sm90(), aligned_f32(), aligned_f32(), 64, missing, 64); });
+  EXPECT_NE(compile.find("no_such_activation"), std::string::npos) << compile;
+}

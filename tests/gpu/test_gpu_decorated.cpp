@@ -237,3 +237,44 @@ TEST_F(GpuDecorated, PersistentTmaMatmulAutotunedWithAPreHookMatchesTorch) {
     }
   }
 }
+
+// Activations passed as @triton.jit functions (triton_jit::JitFunctionArg): to a declared
+// constexpr, to a plain parameter, and to an autotuned kernel keyed on the function whose
+// heuristic picks the masked or unmasked body; repeats are served by the memo.
+TEST_F(GpuDecorated, ActivationsPassedAsJitFunctionsMatchTorch) {
+  static const triton_jit::JitFunctionArg relu(kKernels + "/activations.py", "relu");
+  static const triton_jit::JitFunctionArg square(kKernels + "/activations.py", "square");
+  static const triton_jit::JitFunctionArg leaky(kKernels + "/activations.py", "leaky");
+  auto& apply = TritonJITFunction::get_instance(kKernels + "/jit_function_kernels.py", "apply");
+  auto& plain = TritonJITFunction::get_instance(kKernels + "/jit_function_kernels.py", "apply_plain");
+  auto& tuned = TritonJITFunction::get_instance(kKernels + "/jit_function_kernels.py", "apply_tuned");
+  for (int64_t n : {int64_t{4096}, int64_t{5000}}) {
+    const at::Tensor x = at::randn({n}, cuda());
+    const at::Tensor expected_relu = at::relu(x), expected_square = x * x;
+    const at::Tensor expected_leaky = at::where(x > 0, x, x * 0.125);
+    LaunchConfig c = on_current_stream();
+    c.grid = {static_cast<unsigned>((n + 255) / 256), 1, 1};
+    at::Tensor out = at::empty_like(x);
+    apply(c, x, out, n, relu, 256);
+    EXPECT_TRUE(at::equal(out, expected_relu)) << n;
+    apply(c, x, out, n, square, 256);
+    EXPECT_TRUE(at::allclose(out, expected_square)) << n;
+    plain(c, x, out, n, leaky, 256);
+    EXPECT_TRUE(at::allclose(out, expected_leaky)) << n;
+    LaunchConfig t = on_current_stream();
+    t.grid_fn = [](const triton_jit::LaunchMeta& meta, void*) {
+      return triton_jit::Grid{triton_jit::cdiv(meta["n"], meta["BLOCK"]), 1, 1};
+    };
+    triton_jit::set_stats_enabled(true);
+    const auto remembered = tuned.stats().remembered;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      for (const auto& [fn, want] : {std::pair{&relu, &expected_relu}, std::pair{&leaky, &expected_leaky}}) {
+        out.zero_();
+        tuned(t, x, out, n, *fn);
+        ASSERT_TRUE(at::allclose(*want, out)) << n << " " << fn->label() << " repeat " << repeat;
+      }
+    }
+    triton_jit::set_stats_enabled(false);
+    EXPECT_GE(tuned.stats().remembered, remembered + 4) << "repeats take the memo";
+  }
+}

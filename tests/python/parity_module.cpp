@@ -52,6 +52,13 @@ std::deque<TensorDescriptor>& descriptors() {
   return kept;
 }
 
+// JIT functions passed by the current call (slots point at them); never cleared: calls keep
+// pointers to them only while they run, and a test makes a few.
+std::deque<triton_jit::JitFunctionArg>& jit_functions() {
+  static std::deque<triton_jit::JitFunctionArg> kept;
+  return kept;
+}
+
 // Builds the slot the C++ type `ctype` would give for `value`, through the public ArgTraits.
 ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector<at::Tensor>& keep,
                   std::vector<std::string>& strings) {
@@ -102,6 +109,11 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
     d.round_f32_to_tf32 = t.size() > 6 && t[6].cast<bool>();
     descriptors().push_back(d);
     return to_slot(descriptors().back());
+  }
+  if (ctype == "jit_function") {
+    auto t = value.cast<py::tuple>();
+    jit_functions().emplace_back(t[0].cast<std::string>(), t[1].cast<std::string>());
+    return to_slot(jit_functions().back());
   }
   if (ctype == "cuda_tensor") {
     // (dtype, address, device): a view of a CUDA tensor's memory, for calls that launch or load.

@@ -20,7 +20,7 @@ request = {"signature": ["*fp32", "*fp32", "*fp32", "i32", "constexpr"], "conste
            "attrs": {"0": [["tt.divisibility", 16]], "1": [["tt.divisibility", 16]], "2": [["tt.divisibility", 16]],
                      "3": []},
            "options": {"num_warps": 4, "num_stages": 3}, "target": "cuda:90"}
-cubin, metadata, compiled_sources = c.compile(kernel, "", "pointwise", [], json.dumps(request))
+cubin, metadata, compiled_sources, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
 print(json.dumps({"torch_imported": "torch" in sys.modules, "elf": cubin[:4] == b"\x7fELF",
                   "name": json.loads(metadata)["name"], "params": len(described["params"]),
                   "sources": [p for p, _ in sources] == [p for p, _ in compiled_sources] == [kernel]}))
@@ -44,7 +44,7 @@ request = {"signature": ["*fp32", "*fp32", "*fp32", "i32", "constexpr"], "conste
            "attrs": {"0": [], "1": [], "2": [], "3": []}, "options": {"num_warps": 4, "num_stages": 3},
            "target": "cuda:90", "extra_options": json.loads(sys.argv[3])}
 try:
-    _, metadata, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
+    _, metadata, _, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
     print(json.dumps({"ptx_version": json.loads(metadata).get("ptx_version")}))
 except ValueError as e:
     print(json.dumps({"error": str(e)}))
@@ -80,7 +80,7 @@ for target in ("hip:gfx942", "hip:gfx90a"):
     request = {"signature": ["*fp32", "*fp32", "*fp32", "i32", "constexpr"], "constexprs": {"4": {"int": 256}},
                "attrs": {"0": [], "1": [], "2": [], "3": []}, "options": {"num_warps": 4, "num_stages": 2},
                "target": target}
-    image, metadata, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
+    image, metadata, _, _ = c.compile(kernel, "", "pointwise", [], json.dumps(request))
     m = json.loads(metadata)
     out[target] = {"elf_machine": int.from_bytes(image[18:20], "little"), "mach": image[48], "arch": m["arch"],
                    "scratch_params": m["scratch_params"]}

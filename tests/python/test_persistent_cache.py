@@ -351,10 +351,10 @@ describe = real.describe
 
 
 def compile(*args):
-    cubin, metadata, sources = real.compile(*args)
+    cubin, metadata, sources, ir = real.compile(*args)
     metadata = json.loads(metadata)
     metadata["num_warps"] = "many"
-    return cubin, json.dumps(metadata), sources
+    return cubin, json.dumps(metadata), sources, ir
 """
 
 

@@ -137,7 +137,7 @@ def test_descriptor_parameters_match_tritons_launcher(target, monkeypatch):
                ("int64", 200), ("int64", 128), ("int64", 64), ("int64", 32)]
         request = json.loads(triton_jit_parity.encode(describe_json, cpp)[0])
         request["target"] = target
-        binary, metadata_json, _ = triton_jit_compile.compile(KERNEL_FILE, "", "copy_tiles", [], json.dumps(request))
+        binary, metadata_json, _, _ = triton_jit_compile.compile(KERNEL_FILE, "", "copy_tiles", [], json.dumps(request))
         metas = json.loads(metadata_json).get("tensordesc_meta") or [None, None]
         assert (metas[0] is not None) == (target == "cuda:90"), metas
         ours, expected_count = triton_jit_parity.expand(describe_json, cpp, metadata_json, binary, target)

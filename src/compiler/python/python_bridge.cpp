@@ -217,7 +217,7 @@ class PythonBridge final : public CompilerBridge {
       py::tuple result =
           module_->attr("compile")(where.file, where.module, where.function, where.search_path, request_json);
       CompiledBinary out{result[0].cast<std::string>(), result[1].cast<std::string>(), sources_of(result[2]), {}};
-      for (auto stage : result[3]) {
+      for (auto stage : result.size() > 3 ? py::list(result[3]) : py::list()) {
         auto pair = stage.cast<py::list>();
         out.ir.emplace_back(pair[0].cast<std::string>(), pair[1].cast<std::string>());
       }

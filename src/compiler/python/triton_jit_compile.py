@@ -64,7 +64,19 @@ def _untag_value(tagged):
         return None
     if kind == "tuple":
         return tuple(_untag_value(v) for v in value)
+    if kind == "jit_function":  # a @triton.jit function passed as an argument: Triton gets the object
+        return load_kernel(value["file"], value["module"], value["name"], list(value["search_path"])).fn
     return value
+
+
+def _passed_function_sources(constexprs):
+    """The sources of the @triton.jit functions a call passes: its variant depends on them too."""
+    sources = []
+    for tagged in constexprs.values():
+        (kind, value), = tagged.items()
+        if kind == "jit_function":
+            sources += load_kernel(value["file"], value["module"], value["name"], list(value["search_path"])).sources
+    return sources
 
 
 def _tuplify(value):
@@ -538,7 +550,11 @@ def compile(file, module, function, search_path, request_json):
     out["arch"] = str(target.arch)
     out["phase_seconds"] = {"import": loaded - started, "compile": time.perf_counter() - loaded}
     binary = bytes(compiled.asm["hsaco" if target.backend == "hip" else "cubin"])
-    return binary, json.dumps(out), kernel.sources, _ir_texts(compiled) if request.get("keep_ir") else []
+    sources = list(kernel.sources)
+    for path, text in _passed_function_sources(request["constexprs"]):
+        if all(path != known for known, _ in sources):
+            sources.append((path, text))
+    return binary, json.dumps(out), sources, _ir_texts(compiled) if request.get("keep_ir") else []
 
 
 def _ir_texts(compiled):
