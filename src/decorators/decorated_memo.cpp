@@ -45,9 +45,12 @@ constexpr int kGenerationShift = kExtraShift + 1;
 static_assert(DecoratedMemo::kMaxInputWords < (1u << kDeviceShift) && kGenerationShift < 64);
 // A remembered call launches the variant its inputs selected: the memo must pack whatever the
 // encoder keys (the argument kinds of put_constexpr and encode_value, the options of put_header).
-// These trip when an argument kind or a launch option is added, so that both get it.
+// These trip when an argument kind, a field of an argument or a launch option is added, so that
+// both get it; descriptors and strings are packed with the encoder's own functions.
 static_assert(static_cast<int>(ArgKind::kJitFunction) == 10,
               "a new argument kind: pack what the variant key takes of it in DecoratedMemo::pack");
+static_assert(sizeof(ArgSlot) == 24,
+              "a new field of an argument: if the variant key reads it (encode_value), pack it in DecoratedMemo::pack");
 static_assert(sizeof(LaunchConfig) == 72,
               "a new launch option: if the variant key takes it (put_header), pack it in DecoratedMemo::pack");
 
