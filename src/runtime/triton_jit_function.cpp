@@ -368,9 +368,11 @@ VariantInfo info_of(const Variant& v, int device) {
   i.num_kernel_params = v.num_kernel_params;
   i.cubin = v.binary;
   for (const auto& [stage, text] : v.ir) i.ir.push_back(IRText{stage, text});
-  const ActiveBackend::Kernel* loaded = device >= 0 ? v.loaded[device].load(std::memory_order_acquire) : nullptr;
-  for (int d = 0; d < kMaxDevices && loaded == nullptr && device < 0; ++d) {
-    loaded = v.loaded[d].load(std::memory_order_acquire);
+  const ActiveBackend::Kernel* loaded = nullptr;
+  if (device >= 0) {
+    loaded = v.loaded[device].load(std::memory_order_acquire);
+  } else {
+    for (int d = 0; d < kMaxDevices && loaded == nullptr; ++d) loaded = v.loaded[d].load(std::memory_order_acquire);
   }
   if (loaded != nullptr) {
     const impl::KernelResources r = ActiveBackend::resources(*loaded);
