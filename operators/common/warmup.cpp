@@ -35,6 +35,20 @@ std::vector<VariantInfo> warmup(c10::ScalarType dtype) {
   made.push_back(kernel("gated.py", "gated_kernel")
                      .warmup(config, x, x, int64_t{512}, int64_t{512}, std::string_view("silu"), int64_t{4},
                              int64_t{512}, false));
+  if (dtype == at::kBFloat16) {  // the matmuls of an LLM's linear layers: a decode step's, and a prefill's on Hopper
+    const int64_t m = 16, rows = 512, k = 1024, nn = 1024, zero = 0;
+    const at::Tensor weight = at::empty({nn, k}, at::TensorOptions().dtype(dtype));
+    const at::Tensor b = weight.t();  // nn.Linear's layout
+    LaunchConfig tuned = config;
+    tuned.num_warps = 0;  // the configs'
+    made.push_back(kernel("matmul_skinny.py", "matmul_skinny_kernel")
+                       .warmup(tuned, x, b, x, at::Tensor(), m, nn, k, m * k, k, one, nn * k, one, k, m * nn, nn, one,
+                               zero, zero, zero, fixed<float>(1.0f), fixed<float>(0.0f), zero, false, int64_t{16}));
+    made.push_back(kernel("matmul_tma.py", "matmul_tma_kernel")
+                       .warmup(tuned, x, b, x, at::Tensor(), rows, nn, k, one, rows * k, k, nn * k, one, k, rows * nn,
+                               nn, zero, zero, zero, fixed<float>(1.0f), fixed<float>(0.0f), rows, false, true,
+                               int64_t{132}));
+  }
   return made;
 }
 

@@ -1,5 +1,9 @@
-// mm, addmm and bmm through one autotuned kernel (matmul.py) that reads any strides in place.
+// mm, addmm and bmm: a decode step's few rows (M <= 64) through matmul_skinny.py, larger 16-bit
+// products on Hopper through the persistent TMA kernel of matmul_tma.py where TMA can address the
+// operands, and everything else through matmul.py, which reads any strides in place. All three
+// are autotuned; the size classes they tune by are in their files.
 #include <ATen/Context.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
 
@@ -11,15 +15,28 @@ namespace triton_jit::ops {
 namespace {
 
 constexpr int64_t kMaxGridY = 65535;
+constexpr int64_t kSkinnyRows = 64;  // matmul_skinny.py's largest token tile
 
 struct GridData {
   int64_t batch;
+  int64_t programs;  // the persistent kernel's ceiling: one program per SM
 };
 
 Grid matmul_grid(const LaunchMeta& m, void* data) {
   const auto* g = static_cast<const GridData*>(data);
   return Grid{triton_jit::cdiv(m["M"], m["BLOCK_M"]) * triton_jit::cdiv(m["N"], m["BLOCK_N"]),
               static_cast<unsigned>(g->batch), 1};
+}
+
+Grid skinny_grid(const LaunchMeta& m, void* data) {
+  const auto* g = static_cast<const GridData*>(data);
+  return Grid{triton_jit::cdiv(m["N"], m["BLOCK_N"]), static_cast<unsigned>(g->batch), 1};
+}
+
+Grid persistent_grid(const LaunchMeta& m, void* data) {
+  const auto* g = static_cast<const GridData*>(data);
+  const int64_t tiles = g->batch * triton_jit::cdiv(m["M"], m["BLOCK_M"]) * triton_jit::cdiv(m["N"], m["BLOCK_N"]);
+  return Grid{std::min(tiles, g->programs), 1, 1};
 }
 
 void check_same_dtypes(const at::Tensor& a, const at::Tensor& b) {
@@ -43,6 +60,90 @@ void check_devices(const char* op, std::initializer_list<const at::Tensor*> tens
   TORCH_CHECK(first.is_cuda(), op, ": expected CUDA tensors, got ", first.device());
 }
 
+bool sixteen_bit(at::ScalarType t) { return t == at::kHalf || t == at::kBFloat16; }
+
+bool tma_aligned(const at::Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0; }
+
+// A row stride TMA can take: a multiple of 16 bytes, below its 2^40 limit (2-byte elements).
+bool tma_stride(int64_t elements) { return elements > 0 && elements % 8 == 0 && elements < (int64_t{1} << 39); }
+
+// Whether the persistent TMA kernel can address a (batch-first, 3-D) product: A row-major, B with
+// unit stride along K or N, C contiguous; batch strides nonzero where there is more than one.
+bool tma_addressable(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out) {
+  if (!tma_aligned(a) || !tma_aligned(b) || !tma_aligned(out)) return false;
+  const int64_t batch = a.size(0);
+  const bool batch_ok = batch == 1 || (tma_stride(a.stride(0)) && tma_stride(b.stride(0)) && tma_stride(out.stride(0)));
+  const bool a_ok = a.stride(2) == 1 && tma_stride(a.stride(1));
+  const bool b_ok = (b.stride(1) == 1 && tma_stride(b.stride(2))) || (b.stride(2) == 1 && tma_stride(b.stride(1)));
+  const bool c_ok = out.stride(2) == 1 && tma_stride(out.stride(1));
+  return batch_ok && a_ok && b_ok && c_ok;
+}
+
+void add_alpha_beta(Slots<32>& s, bool wide, const c10::Scalar& alpha, const c10::Scalar& beta) {
+  if (wide) {
+    s.add_all(fixed<double>(alpha.toDouble()), fixed<double>(beta.toDouble()));
+  } else {
+    s.add_all(fixed<float>(static_cast<float>(alpha.toDouble())), fixed<float>(static_cast<float>(beta.toDouble())));
+  }
+}
+
+void add_bias(Slots<32>& s, const at::Tensor& bias) {
+  if (bias.defined()) {
+    s.add_all(bias.stride(0), bias.stride(1), bias.stride(2));
+  } else {
+    s.add_all(int64_t{0}, int64_t{0}, int64_t{0});
+  }
+}
+
+// A decode step's rows: one launch per 65535 batches, the token tile the next power of two of M.
+void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
+                const c10::Scalar& alpha, const c10::Scalar& beta) {
+  static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_kernel");
+  const int64_t batch = a.size(0), m = a.size(1), kk = a.size(2), n = b.size(2);
+  const int64_t block_m = std::max<int64_t>(16, next_power_of_2(m));
+  for (int64_t offset = 0; offset < batch; offset += kMaxGridY) {
+    GridData grid{std::min(kMaxGridY, batch - offset), 0};
+    LaunchConfig config = launch_config(out, 1);
+    config.num_warps = 0;  // the config's
+    config.grid_fn = &skinny_grid;
+    config.grid_data = &grid;
+    Slots<32> s;
+    s.add_all(a, b, out, bias.defined() ? bias : at::Tensor(), m, n, kk);
+    s.add_all(a.stride(0), a.stride(1), a.stride(2), b.stride(0), b.stride(1), b.stride(2));
+    s.add_all(out.stride(0), out.stride(1), out.stride(2));
+    add_bias(s, bias);
+    add_alpha_beta(s, false, alpha, beta);
+    s.add_all(offset, bias.defined(), block_m);
+    s.launch(k, config);
+  }
+}
+
+// Hopper and newer: one program per SM over every tile of every batch, descriptors on the device.
+void run_tma(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
+             const c10::Scalar& alpha, const c10::Scalar& beta, int64_t sms) {
+  static const TritonJITFunction& k = kernel("matmul_tma.py", "matmul_tma_kernel");
+  const int64_t batch = a.size(0), m = a.size(1), kk = a.size(2), n = b.size(2);
+  const bool k_major = b.stride(1) == 1 && tma_stride(b.stride(2));
+  // a single batch's stride is never followed; any the descriptor accepts will do
+  auto batch_stride = [&](const at::Tensor& t, int64_t rows, int64_t row_stride) {
+    return batch == 1 ? rows * row_stride : t.stride(0);
+  };
+  GridData grid{batch, sms};
+  LaunchConfig config = launch_config(out, 1);
+  config.num_warps = 0;
+  config.grid_fn = &persistent_grid;
+  config.grid_data = &grid;
+  Slots<32> s;
+  s.add_all(a, b, out, bias.defined() ? bias : at::Tensor(), m, n, kk, batch);
+  s.add_all(batch_stride(a, m, a.stride(1)), a.stride(1));
+  s.add_all(batch_stride(b, k_major ? n : kk, k_major ? b.stride(2) : b.stride(1)), b.stride(1), b.stride(2));
+  s.add_all(batch_stride(out, m, out.stride(1)), out.stride(1));
+  add_bias(s, bias);
+  add_alpha_beta(s, false, alpha, beta);
+  s.add_all(next_power_of_2(m), bias.defined(), k_major, sms);
+  s.launch(k, config);
+}
+
 // out[b] = alpha * a[b] @ b[b] + beta * bias[b] for 3-D views (batch first); bias may be undefined.
 void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
                 const c10::Scalar& alpha, const c10::Scalar& beta) {
@@ -57,12 +158,25 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     }
     return;
   }
+  torch::DeviceGuard guard(out);
+  if (sixteen_bit(a.scalar_type())) {
+    if (m <= kSkinnyRows) {
+      run_skinny(a, b, out, bias, alpha, beta);
+      return;
+    }
+    // The persistent kernel measured slower than matmul.py on batched products (attention's
+    // scores and values, docs/performance.md), so it takes single products only.
+    const cudaDeviceProp* props = at::cuda::getDeviceProperties(out.device().index());
+    if (batch == 1 && props->major >= 9 && tma_addressable(a, b, out)) {
+      run_tma(a, b, out, bias, alpha, beta, props->multiProcessorCount);
+      return;
+    }
+  }
   const bool wide = a.scalar_type() == at::kDouble;
   const bool tf32 = a.scalar_type() == at::kFloat && at::globalContext().allowTF32CuBLAS();
   const bool has_bias = bias.defined();
-  torch::DeviceGuard guard(out);
   for (int64_t offset = 0; offset < batch; offset += kMaxGridY) {
-    GridData grid{std::min(kMaxGridY, batch - offset)};
+    GridData grid{std::min(kMaxGridY, batch - offset), 0};
     LaunchConfig config = launch_config(out, 1);
     config.num_warps = 0;  // the config's
     config.grid_fn = &matmul_grid;
@@ -71,16 +185,8 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     s.add_all(a, b, out, has_bias ? bias : at::Tensor(), m, n, kk);
     s.add_all(a.stride(0), a.stride(1), a.stride(2), b.stride(0), b.stride(1), b.stride(2));
     s.add_all(out.stride(0), out.stride(1), out.stride(2));
-    if (has_bias) {
-      s.add_all(bias.stride(0), bias.stride(1), bias.stride(2));
-    } else {
-      s.add_all(int64_t{0}, int64_t{0}, int64_t{0});
-    }
-    if (wide) {
-      s.add_all(fixed<double>(alpha.toDouble()), fixed<double>(beta.toDouble()));
-    } else {
-      s.add_all(fixed<float>(static_cast<float>(alpha.toDouble())), fixed<float>(static_cast<float>(beta.toDouble())));
-    }
+    add_bias(s, bias);
+    add_alpha_beta(s, wide, alpha, beta);
     s.add_all(offset, has_bias, std::string_view(tf32 ? "tf32" : "ieee"));
     s.launch(k, config);
   }

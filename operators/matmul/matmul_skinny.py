@@ -1,0 +1,87 @@
+"""mm, addmm and bmm with few rows (M <= 64: the tokens of a decode step) in float16 and bfloat16.
+Such a product reads the whole weight once and is bound by memory, so the kernel is laid out for
+the weight: a program owns BLOCK_N columns of C (rows of B^T, contiguous in nn.Linear's layout)
+and walks K once, computing C^T = B^T A^T so that the wide side of the tile is the weight's and the
+token side (BLOCK_M, padded to the 16 rows a tensor-core dot needs) is narrow. Small BLOCK_N
+spreads even a 4096-wide weight over 256 programs. The token tile is given by the caller (the next
+power of two of M, at least 16), so that one tuning serves every M of that size class."""
+import triton
+import triton.language as tl
+
+
+def _configs():
+    configs = []
+    for block_n, block_k, warps, stages in [
+        (16, 256, 4, 4), (16, 256, 4, 6), (16, 512, 4, 4), (32, 256, 4, 4), (32, 256, 4, 6), (32, 128, 4, 6),
+        (32, 512, 8, 3), (64, 128, 4, 4), (64, 256, 8, 4), (64, 128, 8, 6), (128, 128, 8, 4), (128, 64, 4, 6),
+    ]:
+        configs.append(triton.Config({"BLOCK_N": block_n, "BLOCK_K": block_k}, num_warps=warps, num_stages=stages))
+    return configs
+
+
+def _prune(configs, named_args, **kwargs):
+    """Stages that fit the shared memory of sm_90 (A and B tiles per stage), and no tile wider than
+    the weight or deeper than K."""
+    n, k = named_args["N"], named_args["K"]
+    block_m = named_args.get("BLOCK_M", kwargs.get("BLOCK_M"))  # a keyword in Python callers
+    element = named_args["a_ptr"].element_size()
+
+    def fits(c):
+        bn, bk = c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"]
+        staged = c.num_stages * (bn + block_m) * bk * element
+        return staged <= 200 * 1024 and bn <= max(16, triton.next_power_of_2(n)) and bk <= max(64, triton.next_power_of_2(k))
+
+    kept = [c for c in configs if fits(c)]
+    return kept or [configs[0]]
+
+
+@triton.autotune(configs=_configs(), key=["BLOCK_M", "N", "K"], prune_configs_by={"early_config_prune": _prune})
+@triton.heuristics({
+    "EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0,
+    "INDEX64": lambda args: max(args["M"] * args["stride_am"], args["K"] * args["stride_ak"],
+                                args["K"] * args["stride_bk"], args["N"] * args["stride_bn"],
+                                args["M"] * args["stride_cm"], args["N"] * args["stride_cn"]) >= 2147483648,
+})
+@triton.jit
+def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
+                         stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn,
+                         stride_cb, stride_cm, stride_cn, stride_biasb, stride_biasm, stride_biasn,
+                         alpha, beta, batch_offset,
+                         HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr):
+    """C[b] = alpha * A[b] @ B[b] + beta * bias[b]; program (column block, batch). M <= BLOCK_M."""
+    pid_n = tl.program_id(0)
+    batch = (tl.program_id(1) + batch_offset).to(tl.int64)
+    # columns past the edge wrap around (their results are not stored): loads stay unmasked along N
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, BLOCK_K)
+    if INDEX64:
+        offs_n = offs_n.to(tl.int64)
+        offs_m = offs_m.to(tl.int64)
+    rows_live = offs_m < M
+    w_ptrs = b_ptr + batch * stride_bb + offs_n[:, None] * stride_bn + offs_k[None, :] * stride_bk
+    x_ptrs = a_ptr + batch * stride_ab + offs_m[None, :] * stride_am + offs_k[:, None] * stride_ak
+    acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
+    for k0 in range(0, tl.cdiv(K, BLOCK_K)):
+        if EVEN_K:
+            w = tl.load(w_ptrs)
+            x = tl.load(x_ptrs, mask=rows_live[None, :], other=0.0)
+        else:
+            k_left = K - k0 * BLOCK_K
+            w = tl.load(w_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
+            x = tl.load(x_ptrs, mask=rows_live[None, :] & (offs_k[:, None] < k_left), other=0.0)
+        acc = tl.dot(w, x, acc)
+        w_ptrs += BLOCK_K * stride_bk
+        x_ptrs += BLOCK_K * stride_ak
+    acc = acc * alpha
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    if INDEX64:
+        offs_n = offs_n.to(tl.int64)
+    mask = (offs_n[:, None] < N) & rows_live[None, :]
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + batch * stride_biasb + offs_m[None, :] * stride_biasm + offs_n[:, None] * stride_biasn,
+                       mask=mask, other=0.0)
+        acc += bias.to(tl.float32) * beta
+    c_ptrs = c_ptr + batch * stride_cb + offs_m[None, :] * stride_cm + offs_n[:, None] * stride_cn
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)
