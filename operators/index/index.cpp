@@ -193,6 +193,71 @@ at::Tensor cat(const at::ITensorListRef& tensor_list, int64_t dim) {
   return out;
 }
 
+namespace {
+
+// Types of 32 bits and less (topk.py's radix select): rounds of chunk-wise selection in registers
+// shrink a row to at most `final_max` candidates, which one sort orders. Chunks of 2048 on 4 warps
+// measured fastest from 1 to 4096 rows of 128256 (docs/performance.md); a large k takes chunks of
+// four times its power of two, so that each round shrinks the row.
+void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
+                    const at::Tensor& indices) {
+  static const TritonJITFunction& select = kernel("topk.py", "topk_radix_kernel");
+  static const TritonJITFunction& sort = kernel("topk.py", "topk_sort_kernel");
+  const int64_t k_pad = next_power_of_2(k);
+  const int64_t chunk = std::max<int64_t>(2048, 4 * k_pad);
+  const int64_t final_max = std::max<int64_t>(2048, 2 * k_pad);
+  at::Tensor keys = rows, positions;
+  bool partial = false;
+  int64_t length = n;
+  while (length > final_max) {
+    const int64_t chunks = cdiv(length, chunk);
+    const at::Tensor next_keys = at::empty({m, chunks * k}, rows.options().dtype(at::kInt));
+    const at::Tensor next_positions = at::empty({m, chunks * k}, rows.options().dtype(at::kInt));
+    Slots<12> s;
+    s.add_all(keys, partial ? positions : at::Tensor(), next_keys, next_positions, length, k, largest, partial, chunk,
+              k_pad);
+    s.launch(select, launch_config(rows, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, chunk >= 4096 ? 8 : 4));
+    keys = next_keys;
+    positions = next_positions;
+    partial = true;
+    length = chunks * k;
+  }
+  const int64_t block = next_power_of_2(std::max(length, k));
+  Slots<12> s;
+  s.add_all(keys, partial ? positions : at::Tensor(), values, indices, length, k, largest, partial, block);
+  s.launch(sort, launch_config(rows, static_cast<unsigned>(m), 1, 1, block >= 4096 ? 8 : 4));
+}
+
+// 64-bit types: k rounds of selection per chunk of 4096 held in registers (topk.py's topk_kernel).
+void run_topk_selection(const at::Tensor& rows, int64_t m, int64_t n, int64_t kk, bool largest,
+                        const at::Tensor& out_values, const at::Tensor& out_indices) {
+  static const TritonJITFunction& f = kernel("topk.py", "topk_kernel");
+  constexpr int64_t kChunk = 4096;
+  auto launch = [&](const at::Tensor& x, const at::Tensor& idx_in, const at::Tensor& v, const at::Tensor& i, int64_t len,
+                    int64_t chunk, int64_t chunks, bool partial) {
+    const int64_t block = next_power_of_2(chunk);
+    Slots<12> s;
+    s.add_all(x, partial ? idx_in : at::Tensor(), v, i, len, chunk, kk, largest, partial, block);
+    s.launch(f, launch_config(rows, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, block >= 4096 ? 8 : 4));
+  };
+  if (n <= kChunk) {
+    launch(rows, at::Tensor(), out_values, out_indices, n, n, 1, false);
+    return;
+  }
+  // First each chunk's k best, then the k best of those (chunks * k candidates, in one chunk).
+  int64_t chunk = kChunk;
+  while (cdiv(n, chunk) * kk > kChunk && chunk < n) chunk *= 2;
+  TORCH_CHECK(cdiv(n, chunk) * kk <= 4 * kChunk, "triton_jit::topk: k = ", kk, " is too large for rows of ", n);
+  const int64_t chunks = cdiv(n, chunk);
+  TORCH_CHECK(chunk <= 16384, "triton_jit::topk: k = ", kk, " is too large for rows of ", n);
+  const at::Tensor cv = at::empty({m, chunks * kk}, rows.options());
+  const at::Tensor ci = at::empty({m, chunks * kk}, rows.options().dtype(at::kLong));
+  launch(rows, at::Tensor(), cv, ci, n, chunk, chunks, false);
+  launch(cv, ci, out_values, out_indices, chunks * kk, chunks * kk, 1, true);
+}
+
+}  // namespace
+
 std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymInt k, int64_t dim, bool largest,
                                                bool sorted) {
   (void)sorted;  // results always come out sorted, which sorted=False allows
@@ -211,32 +276,13 @@ std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymI
   const at::Tensor rows = self.dim() == 0 ? self.reshape({1, 1}) : self.movedim(wrapped, -1).contiguous();
   const int64_t n = self.dim() == 0 ? 1 : self.size(wrapped);
   const int64_t m = rows.numel() / n;
-  static const TritonJITFunction& f = kernel("topk.py", "topk_kernel");
   torch::DeviceGuard guard(self);
-  // One chunk per program: up to 4096 elements held in registers.
-  constexpr int64_t kChunk = 4096;
   const at::Tensor out_values = at::empty({m, kk}, self.options());
   const at::Tensor out_indices = at::empty({m, kk}, self.options().dtype(at::kLong));
-  auto launch = [&](const at::Tensor& x, const at::Tensor& idx_in, const at::Tensor& v, const at::Tensor& i, int64_t len,
-                    int64_t chunk, int64_t chunks, bool partial) {
-    const int64_t block = next_power_of_2(chunk);
-    Slots<12> s;
-    s.add_all(x, partial ? idx_in : at::Tensor(), v, i, len, chunk, kk, largest, partial, block);
-    s.launch(f, launch_config(self, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, block >= 4096 ? 8 : 4));
-  };
-  if (n <= kChunk) {
-    launch(rows, at::Tensor(), out_values, out_indices, n, n, 1, false);
+  if (self.element_size() <= 4 && n <= kMaxInt32) {  // candidates keep int32 positions
+    run_topk_radix(rows, m, n, kk, largest, out_values, out_indices);
   } else {
-    // First each chunk's k best, then the k best of those (chunks * k candidates, in one chunk).
-    int64_t chunk = kChunk;
-    while (cdiv(n, chunk) * kk > kChunk && chunk < n) chunk *= 2;
-    TORCH_CHECK(cdiv(n, chunk) * kk <= 4 * kChunk, "triton_jit::topk: k = ", kk, " is too large for rows of ", n);
-    const int64_t chunks = cdiv(n, chunk);
-    TORCH_CHECK(chunk <= 16384, "triton_jit::topk: k = ", kk, " is too large for rows of ", n);
-    const at::Tensor cv = at::empty({m, chunks * kk}, self.options());
-    const at::Tensor ci = at::empty({m, chunks * kk}, self.options().dtype(at::kLong));
-    launch(rows, at::Tensor(), cv, ci, n, chunk, chunks, false);
-    launch(cv, ci, out_values, out_indices, chunks * kk, chunks * kk, 1, true);
+    run_topk_selection(rows, m, n, kk, largest, out_values, out_indices);
   }
   if (self.dim() == 0) {
     values.copy_(out_values.reshape({}));

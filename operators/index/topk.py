@@ -104,3 +104,100 @@ def topk_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, CHUNK, K,
                 tl.store(indices_ptr + out_base + r, tl.sum(tl.where(offs == pick, idx, 0), axis=0))
             else:
                 tl.store(indices_ptr + out_base + r, (start + pick).to(tl.int64))
+
+
+# ---- radix select (types of 32 bits and less) --------------------------------------------------
+# A row is cut into chunks of BLOCK elements, each held in registers: topk_radix_kernel finds the
+# chunk's K-th best key digit by digit (a 256-bin histogram per 8 bits, most significant first)
+# and writes the chunk's K best, unsorted, as candidates; rounds of it shrink a long row's
+# candidates BLOCK / K-fold until topk_sort_kernel can sort them in one block and keep the first K.
+# Each pass reads registers, not memory: the row is read once.
+
+
+@triton.jit
+def _kth_key(keys, live, k, LOW_SAME_BITS: tl.constexpr, LOW_BITS: tl.constexpr):
+    """The k-th largest of the live keys (1 <= k <= their count), and how many live keys are
+    strictly larger. The LOW_SAME_BITS lowest bits are LOW_BITS in every key (bfloat16's low half
+    as a float32 key) and take no pass."""
+    prefix = tl.zeros([], tl.uint32)
+    k_left = k
+    digits = tl.arange(0, 256)
+    for i in tl.static_range(0, (32 - LOW_SAME_BITS) // 8):
+        shift = 24 - 8 * i
+        if i == 0:
+            match = live
+        else:
+            match = live & (((keys ^ prefix) >> (shift + 8)) == 0)
+        hist = tl.histogram(((keys >> shift) & 0xFF).to(tl.int32), 256, mask=match)
+        above = tl.sum(hist, axis=0) - tl.cumsum(hist, axis=0)  # matching keys with a larger digit
+        pick = (above < k_left) & (above + hist >= k_left)
+        digit = tl.sum(tl.where(pick, digits, 0), axis=0)
+        k_left -= tl.sum(tl.where(pick, above, 0), axis=0)
+        prefix = prefix | (digit.to(tl.uint32) << shift)
+    return prefix | LOW_BITS, k - k_left
+
+
+@triton.jit(do_not_specialize=["N", "K"])
+def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
+                      LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr, K_PAD: tl.constexpr):
+    """Program (row, chunk): the K best of x[row, chunk * BLOCK:][:BLOCK] into keys_out/idx_out
+    [row, chunk * K:][:K] (keys as int32 bit patterns, int32 positions; slots past the chunk's
+    live elements get position -1). With PARTIAL_IN, x holds a previous round's keys and idx_in
+    their positions (-1 for an empty slot)."""
+    row = tl.program_id(0).to(tl.int64)
+    chunk = tl.program_id(1)
+    chunks = tl.num_programs(1)
+    offs = tl.arange(0, BLOCK)
+    pos = chunk * BLOCK + offs
+    live = pos < N
+    # a 16-bit float's key is a float32 key: its low bits are all zeros (all ones for the smallest)
+    IN: tl.constexpr = x_ptr.dtype.element_ty
+    LOW_SAME_BITS: tl.constexpr = 16 if IN == tl.bfloat16 else (8 if IN == tl.float16 else 0)
+    LOW_BITS: tl.constexpr = 0 if LARGEST else (1 << LOW_SAME_BITS) - 1
+    if PARTIAL_IN:
+        keys = tl.load(x_ptr + row * N + pos, mask=live, other=0).to(tl.uint32, bitcast=True)
+        idx = tl.load(idx_in_ptr + row * N + pos, mask=live, other=-1)
+        live = live & (idx >= 0)
+    else:
+        x = tl.load(x_ptr + row * N + pos, mask=live, other=0)
+        if x_ptr.dtype.element_ty == tl.int1:
+            x = x.to(tl.int8)
+        keys = _keys(x, LARGEST)
+        idx = pos
+    k = tl.minimum(K, tl.sum(live.to(tl.int32), axis=0))
+    threshold, above = _kth_key(keys, live, tl.maximum(k, 1), LOW_SAME_BITS, LOW_BITS)
+    ties = live & (keys == threshold)
+    take = (k > 0) & ((live & (keys > threshold)) | (ties & (tl.cumsum(ties.to(tl.int32), axis=0) <= k - above)))
+    slot = tl.cumsum(take.to(tl.int32), axis=0) - 1
+    base = (row * chunks + chunk) * K
+    tl.store(keys_out_ptr + base + slot, keys.to(tl.int32, bitcast=True), mask=take)
+    tl.store(idx_out_ptr + base + slot, idx, mask=take)
+    empty = tl.arange(0, K_PAD)
+    tl.store(idx_out_ptr + base + empty, tl.full([K_PAD], -1, tl.int32), mask=(empty >= k) & (empty < K))
+
+
+@triton.jit(do_not_specialize=["N", "K"])
+def topk_sort_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, K,
+                     LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr):
+    """Program (row): the K best of a row of at most BLOCK elements (or of a radix round's
+    candidates, PARTIAL_IN), sorted best first, ties by the first position, into values/indices
+    [row, :K]. A key and its position share one 64-bit word, so that one sort orders both."""
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    live = offs < N
+    if PARTIAL_IN:
+        keys = tl.load(x_ptr + row * N + offs, mask=live, other=0).to(tl.uint32, bitcast=True)
+        idx = tl.load(idx_in_ptr + row * N + offs, mask=live, other=-1)
+        live = live & (idx >= 0)
+    else:
+        x = tl.load(x_ptr + row * N + offs, mask=live, other=0)
+        if x_ptr.dtype.element_ty == tl.int1:
+            x = x.to(tl.int8)
+        keys = _keys(x, LARGEST)
+        idx = offs
+    word = (keys.to(tl.uint64) << 32) | (0xFFFFFFFF - idx.to(tl.uint32, bitcast=True)).to(tl.uint64)
+    word = tl.sort(tl.where(live, word, 0), descending=True)
+    OUT: tl.constexpr = values_ptr.dtype.element_ty
+    best = offs < K
+    tl.store(values_ptr + row * K + offs, _value((word >> 32).to(tl.uint32), LARGEST, OUT), mask=best)
+    tl.store(indices_ptr + row * K + offs, (0xFFFFFFFF - (word & 0xFFFFFFFF)).to(tl.int64), mask=best)

@@ -36,6 +36,11 @@ def _min_combine(v1, i1, v2, i2):
 
 
 @triton.jit
+def _nan_max(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
 def _lane_step(x, i, mask, best, best_i, IS_MAX: tl.constexpr):
     """One step of a lane's running best: later positions come with larger indices, so a strict
     comparison keeps the first; best_i < 0 marks a lane that has seen nothing yet."""
@@ -143,27 +148,58 @@ def reduce_rows_kernel(x_ptr, idx_in_ptr, out_ptr, idx_out_ptr, M, N, CHUNK, div
         IN: tl.constexpr = x_ptr.dtype.element_ty
         # half types compare as float32 (exactly, and faster); bool as int8
         CMP: tl.constexpr = tl.int8 if IN == tl.int1 else (tl.float32 if IN == tl.float16 or IN == tl.bfloat16 else IN)
-        best = tl.zeros([BLOCK_M, BLOCK_N], CMP)
         IDX: tl.constexpr = tl.int64 if (INDEX64 or PARTIAL_IN) else tl.int32
-        best_i = tl.full([BLOCK_M, BLOCK_N], -1, IDX)
-        for n0 in range(n_start, n_end, BLOCK_N):
-            offs_n = n0 + tl.arange(0, BLOCK_N)
-            mask = row_mask[:, None] & (offs_n[None, :] < n_end)
-            offsets = base + offs_n[None, :]
-            x = tl.load(x_ptr + offsets, mask=mask, other=0).to(CMP)
-            if PARTIAL_IN:
-                i = tl.load(idx_in_ptr + offsets, mask=mask, other=0)
-                take = mask & _takes(x, i, best, tl.where(best_i < 0, NONE, best_i), OP != "min")
-                best = tl.where(take, x, best)
-                best_i = tl.where(take, i, best_i)
+        if CMP.is_floating() and not PARTIAL_IN:
+            # Note [Lean float rows]: masked lanes load the identity (-inf for max, +inf for min),
+            # which a strict comparison never takes, so a step is a compare, a NaN test and two
+            # selects; amax keeps no index at all.
+            IDENTITY: tl.constexpr = float("-inf") if OP != "min" else float("inf")
+            best = tl.full([BLOCK_M, BLOCK_N], IDENTITY, CMP)
+            best_i = tl.zeros([BLOCK_M, BLOCK_N], IDX)
+            for n0 in range(n_start, n_end, BLOCK_N):
+                offs_n = n0 + tl.arange(0, BLOCK_N)
+                mask = row_mask[:, None] & (offs_n[None, :] < n_end)
+                x = tl.load(x_ptr + base + offs_n[None, :], mask=mask, other=IDENTITY).to(CMP)
+                if OP == "amax":
+                    best = tl.maximum(best, x, propagate_nan=tl.PropagateNan.ALL)
+                else:
+                    if OP == "min":
+                        better = (x < best) | ((x != x) & (best == best))
+                    else:
+                        better = (x > best) | ((x != x) & (best == best))
+                    best = tl.where(better, x, best)
+                    best_i = tl.where(better, offs_n[None, :].to(IDX), best_i)
+            if OP == "amax":
+                result = tl.reduce(best, 1, _nan_max)
             else:
-                i = offs_n[None, :].to(IDX) + tl.zeros([BLOCK_M, BLOCK_N], IDX)
-                best, best_i = _lane_step(x, i, mask, best, best_i, OP != "min")
-        best_i = tl.where(best_i < 0, NONE, best_i.to(tl.int64))
-        if OP == "min":
-            result, result_i = tl.reduce((best, best_i), 1, _min_combine)
+                # a lane that took nothing holds (identity, 0): it ties only when every element is
+                # the identity, and then position 0 is the answer
+                best_i = best_i.to(tl.int64)
+                if OP == "min":
+                    result, result_i = tl.reduce((best, best_i), 1, _min_combine)
+                else:
+                    result, result_i = tl.reduce((best, best_i), 1, _max_combine)
         else:
-            result, result_i = tl.reduce((best, best_i), 1, _max_combine)
+            best = tl.zeros([BLOCK_M, BLOCK_N], CMP)
+            best_i = tl.full([BLOCK_M, BLOCK_N], -1, IDX)
+            for n0 in range(n_start, n_end, BLOCK_N):
+                offs_n = n0 + tl.arange(0, BLOCK_N)
+                mask = row_mask[:, None] & (offs_n[None, :] < n_end)
+                offsets = base + offs_n[None, :]
+                x = tl.load(x_ptr + offsets, mask=mask, other=0).to(CMP)
+                if PARTIAL_IN:
+                    i = tl.load(idx_in_ptr + offsets, mask=mask, other=0)
+                    take = mask & _takes(x, i, best, tl.where(best_i < 0, NONE, best_i), OP != "min")
+                    best = tl.where(take, x, best)
+                    best_i = tl.where(take, i, best_i)
+                else:
+                    i = offs_n[None, :].to(IDX) + tl.zeros([BLOCK_M, BLOCK_N], IDX)
+                    best, best_i = _lane_step(x, i, mask, best, best_i, OP != "min")
+            best_i = tl.where(best_i < 0, NONE, best_i.to(tl.int64))
+            if OP == "min":
+                result, result_i = tl.reduce((best, best_i), 1, _min_combine)
+            else:
+                result, result_i = tl.reduce((best, best_i), 1, _max_combine)
         if OP != "amax":
             tl.store(idx_out_ptr + rows * num_splits + split, result_i, mask=row_mask)
     if OP != "argmax":

@@ -13,6 +13,10 @@ namespace triton_jit::ops {
 namespace {
 
 constexpr int kTargetPrograms = 528;  // four programs for each of the H200's 132 SMs
+constexpr int64_t kLongRow = 32768;
+// softmax over few long rows: chunks of at least kSoftmaxChunk elements, read kSoftmaxBlock at a time
+constexpr int64_t kSoftmaxChunk = 4096;
+constexpr int64_t kSoftmaxBlock = 1024;
 
 // One reduction over v into out (M * K values, contiguous) and indices (int64, same count; undefined
 // when OP gives none). Splits a long N across programs when M * K alone leaves the GPU idle.
@@ -23,11 +27,18 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
   const std::string_view name(op);
   const bool max_like = name == "max" || name == "min" || name == "amax" || name == "argmax";
   const bool rows = v.k == 1;
-  // tiles of 4096 elements; along K (contiguous) up to 256 wide, so that each row of a tile is one
-  // long coalesced read
+  // Tiles of 4096 elements; along K (contiguous) up to 256 wide, so that each row of a tile is one
+  // long coalesced read. Rows longer than kLongRow (a vocabulary's logits) take 2048 of one row
+  // (two from 2048 rows on, for the indexed ones): measured at 0.17-0.95x ATen's time over 1 to 4096
+  // rows of 128256, where 4096-element tiles of four rows measured 0.21-1.07x (docs/performance.md).
+  const bool long_rows = rows && v.n > kLongRow;
   const int64_t block_k = rows ? 1 : std::min<int64_t>(next_power_of_2(v.k), 256);
-  const int64_t block_n = rows ? std::min<int64_t>(next_power_of_2(v.n), 1024) : std::max<int64_t>(1, 4096 / block_k);
-  const int64_t block_m = rows ? std::clamp<int64_t>(4096 / block_n, 1, next_power_of_2(v.m)) : 1;
+  const int64_t block_n = long_rows ? 2048
+                          : rows    ? std::min<int64_t>(next_power_of_2(v.n), 1024)
+                                    : std::max<int64_t>(1, 4096 / block_k);
+  const int64_t block_m = long_rows ? (v.m >= 2048 && name != "amax" ? 2 : 1)
+                          : rows    ? std::clamp<int64_t>(4096 / block_n, 1, next_power_of_2(v.m))
+                                    : 1;
   const int64_t programs = rows ? cdiv(v.m, block_m) : v.m * cdiv(v.k, block_k);
   int64_t splits = 1;
   if (programs < kTargetPrograms && v.n >= 8 * block_n) {
@@ -39,7 +50,7 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
   torch::DeviceGuard guard(v.input);
   auto launch = [&](const char* kernel_op, const at::Tensor& in, const at::Tensor& idx_in, const at::Tensor& o,
                     const at::Tensor& oi, int64_t n, int64_t chunk_n, int64_t split_count, bool partial, double div) {
-    const int warps = (rows ? block_m * block_n : block_n * block_k) >= 4096 ? 8 : 4;
+    const int warps = long_rows || (rows ? block_m * block_n : block_n * block_k) >= 4096 ? 8 : 4;
     Slots<20> s;
     s.add(in).add(partial ? idx_in : at::Tensor()).add(o.defined() ? o : at::Tensor()).add(oi.defined() ? oi : at::Tensor());
     if (rows) {
@@ -68,13 +79,15 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
     return;
   }
   // First launch: each split's partial result; second: those reduced.
+  // amax carries no indices: its partial maxima are reduced by a plain amax over them
+  const bool indexed = max_like && name != "amax";
   const at::ScalarType partial_type = max_like ? v.input.scalar_type()
                                       : std::string_view(acc) == "fp64" ? at::kDouble
                                       : std::string_view(acc) == "i64"  ? at::kLong
                                                                         : at::kFloat;
   const at::Tensor partial = at::empty({v.m, splits, v.k}, v.input.options().dtype(partial_type));
-  const at::Tensor partial_idx = max_like ? at::empty({v.m, splits, v.k}, v.input.options().dtype(at::kLong)) : at::Tensor();
-  const char* first = max_like ? (name == "min" ? "min" : "max") : "sum";
+  const at::Tensor partial_idx = indexed ? at::empty({v.m, splits, v.k}, v.input.options().dtype(at::kLong)) : at::Tensor();
+  const char* first = name == "amax" ? "amax" : max_like ? (name == "min" ? "min" : "max") : "sum";
   launch(first, v.input, at::Tensor(), partial, partial_idx, v.n, chunk, splits, false, 1.0);
   ReductionView second{partial, v.m, splits, v.k};
   // The second launch reads the partials as rows of `splits` (K == 1) or an (M, splits, K) view.
@@ -82,7 +95,7 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
     Slots<20> s;
     const int64_t bn = std::min<int64_t>(next_power_of_2(splits), 1024);
     const int64_t bm = std::clamp<int64_t>(4096 / bn, 1, next_power_of_2(v.m));
-    s.add(partial).add(max_like ? partial_idx : at::Tensor()).add(name == "argmax" ? at::Tensor() : out)
+    s.add(partial).add(indexed ? partial_idx : at::Tensor()).add(name == "argmax" ? at::Tensor() : out)
         .add(indices.defined() ? indices : at::Tensor());
     s.add_all(v.m, splits, splits);
     if (std::string_view(acc) == "fp64") {
@@ -90,10 +103,10 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
     } else {
       s.add(fixed<float>(static_cast<float>(divisor)));
     }
-    s.add_all(std::string_view(op), std::string_view(acc), max_like, bm, bn, index64);
+    s.add_all(std::string_view(op), std::string_view(acc), indexed, bm, bn, index64);
     s.launch(rows_kernel, launch_config(v.input, static_cast<unsigned>(cdiv(v.m, bm)), 1, 1, 4));
   } else {
-    launch(op, second.input, partial_idx, name == "argmax" ? at::Tensor() : out, indices, splits, splits, 1, max_like,
+    launch(op, second.input, partial_idx, name == "argmax" ? at::Tensor() : out, indices, splits, splits, 1, indexed,
            divisor);
   }
 }
@@ -219,6 +232,24 @@ at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_d
   for (int64_t d = 0; d < self.dim(); ++d) (d < wrapped ? m : d == wrapped ? n : k) *= self.size(d);
   const bool index64 = self.numel() > kMaxInt32;
   torch::DeviceGuard guard(self);
+  // Few long rows: each cut into chunks over enough programs to fill the GPU (two launches).
+  const int64_t chunks = k == 1 && n > 8192 ? std::min(cdiv(kTargetPrograms, m), cdiv(n, kSoftmaxChunk)) : 1;
+  if (chunks > 1) {
+    static const TritonJITFunction& stats_kernel = kernel("softmax.py", "softmax_chunk_stats_kernel");
+    static const TritonJITFunction& finish_kernel = kernel("softmax.py", "softmax_chunk_finish_kernel");
+    const int64_t chunk = cdiv(cdiv(n, chunks), kSoftmaxBlock) * kSoftmaxBlock;
+    const int64_t used = cdiv(n, chunk);
+    const at::ScalarType compute = x.scalar_type() == at::kDouble || out_dtype == at::kDouble ? at::kDouble : at::kFloat;
+    const at::Tensor stats = at::empty({m, used, 2}, x.options().dtype(compute));
+    const LaunchConfig config = launch_config(self, static_cast<unsigned>(m), static_cast<unsigned>(used), 1, 4);
+    Slots<8> first;
+    first.add_all(x, stats, n, chunk, kSoftmaxBlock);
+    first.launch(stats_kernel, config);
+    Slots<10> second;
+    second.add_all(x, out, stats, n, chunk, log, kSoftmaxBlock, next_power_of_2(used));
+    second.launch(finish_kernel, config);
+    return out;
+  }
   if (k == 1) {
     static const TritonJITFunction& rows = kernel("softmax.py", "softmax_rows_kernel");
     const bool one_pass = n <= 8192;

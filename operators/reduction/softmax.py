@@ -83,3 +83,58 @@ def softmax_kernel(x_ptr, out_ptr, M, N, K, LOG: tl.constexpr, BLOCK_N: tl.const
         offsets = base + (n0 + rows)[:, None] * K + offs_k[None, :]
         x = tl.load(x_ptr + offsets, mask=mask, other=float("-inf")).to(COMPUTE)
         tl.store(out_ptr + offsets, _finish(x, col_max[None, :], total[None, :], LOG).to(OUT), mask=mask)
+
+
+# ---- few long rows -----------------------------------------------------------------------------
+# One program per row leaves the GPU idle when the rows are few and long (a vocabulary's logits at
+# a decode step). Then each row is cut into chunks: softmax_chunk_stats_kernel writes each chunk's
+# maximum and sum of exp(x - maximum), softmax_chunk_finish_kernel combines a row's statistics
+# (few: one load) and writes its chunk.
+
+
+@triton.jit(do_not_specialize=["N", "CHUNK"])
+def softmax_chunk_stats_kernel(x_ptr, stats_ptr, N, CHUNK, BLOCK_N: tl.constexpr):
+    """Program (row, chunk): stats[row, chunk] = (maximum, sum of exp(x - maximum)) over the chunk,
+    in the statistics' type (float32, or float64 where the input or the output is double)."""
+    row = tl.program_id(0).to(tl.int64)
+    chunk = tl.program_id(1)
+    chunks = tl.num_programs(1)
+    COMPUTE: tl.constexpr = stats_ptr.dtype.element_ty
+    cols = tl.arange(0, BLOCK_N)
+    start = chunk * CHUNK
+    end = tl.minimum(start + CHUNK, N)
+    m = tl.full([BLOCK_N], float("-inf"), COMPUTE)
+    s = tl.zeros([BLOCK_N], COMPUTE)
+    for n0 in range(start, end, BLOCK_N):
+        x = tl.load(x_ptr + row * N + n0 + cols, mask=n0 + cols < end, other=float("-inf")).to(COMPUTE)
+        m, s = _online(x, m, s)
+    chunk_max = tl.max(m, axis=0)
+    total = tl.sum(tl.where(m == float("-inf"), 0.0, s * tl.exp(m - chunk_max)), axis=0)
+    slot = (row * chunks + chunk) * 2
+    tl.store(stats_ptr + slot, chunk_max)
+    tl.store(stats_ptr + slot + 1, total)
+
+
+@triton.jit(do_not_specialize=["N", "CHUNK"])
+def softmax_chunk_finish_kernel(x_ptr, out_ptr, stats_ptr, N, CHUNK, LOG: tl.constexpr, BLOCK_N: tl.constexpr,
+                                CHUNKS_PAD: tl.constexpr):
+    """Program (row, chunk): the row's maximum and sum from every chunk's statistics, then the
+    chunk's softmax (log_softmax with LOG)."""
+    row = tl.program_id(0).to(tl.int64)
+    chunk = tl.program_id(1)
+    chunks = tl.num_programs(1)
+    COMPUTE: tl.constexpr = stats_ptr.dtype.element_ty
+    OUT: tl.constexpr = out_ptr.dtype.element_ty
+    c = tl.arange(0, CHUNKS_PAD)
+    stats = stats_ptr + row * chunks * 2 + c * 2
+    m = tl.load(stats, mask=c < chunks, other=float("-inf"))
+    s = tl.load(stats + 1, mask=c < chunks, other=0.0)
+    row_max = tl.max(m, axis=0)
+    total = tl.sum(tl.where(m == float("-inf"), 0.0, s * tl.exp(m - row_max)), axis=0)
+    cols = tl.arange(0, BLOCK_N)
+    start = chunk * CHUNK
+    end = tl.minimum(start + CHUNK, N)
+    for n0 in range(start, end, BLOCK_N):
+        mask = n0 + cols < end
+        x = tl.load(x_ptr + row * N + n0 + cols, mask=mask, other=float("-inf")).to(COMPUTE)
+        tl.store(out_ptr + row * N + n0 + cols, _finish(x, row_max, total, LOG).to(OUT), mask=mask)
