@@ -152,18 +152,18 @@ RowShape row_shape(const Tensor& self, int64_t dim) { return row_shape(self, at:
 
 Tensor mm_stand_in(const Tensor& a, const Tensor& b) {
   return routed(
-      kMm, route_matmul({1, a.size(0), b.size(1), a.size(1)}), [&] { return ops::mm(a, b); },
+      kMm, route_matmul({1, a.size(0), b.size(1), a.size(1), static_cast<int64_t>(a.element_size())}), [&] { return ops::mm(a, b); },
       [&] { return at::cuda::mm(a, b); });
 }
 Tensor addmm_stand_in(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
   return routed(
-      kAddmm, route_matmul({1, m1.size(0), m2.size(1), m1.size(1)}),
+      kAddmm, route_matmul({1, m1.size(0), m2.size(1), m1.size(1), static_cast<int64_t>(m1.element_size())}),
       [&] { return ops::addmm(self, m1, m2, beta, alpha); },
       [&] { return at::cuda::addmm(self, m1, m2, beta, alpha); });
 }
 Tensor bmm_stand_in(const Tensor& a, const Tensor& b) {
   return routed(
-      kBmm, route_matmul({a.size(0), a.size(1), b.size(2), a.size(2)}), [&] { return ops::bmm(a, b); },
+      kBmm, route_matmul({a.size(0), a.size(1), b.size(2), a.size(2), static_cast<int64_t>(a.element_size())}), [&] { return ops::bmm(a, b); },
       [&] { return at::cuda::bmm(a, b); });
 }
 Pair topk_stand_in(const Tensor& self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {

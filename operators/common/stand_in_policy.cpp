@@ -9,41 +9,48 @@ constexpr int64_t kLongRow = 32768;
 }
 
 Route route_matmul(const MatmulShape& s) {
-  // cuBLAS is faster at nearly every LLM shape with nn.Linear's weight layout (mm 1.09-1.78x, M = 1
-  // to 8192 against qkv, o, gate_up and down; bmm of attention scores at 512 and 2048 tokens
-  // 1.29x and 1.72x). Ours wins two classes: products of at most 128 in every dimension (bmm
-  // 32x128x128x128 0.92x, 4x32x64x64 0.90x) and skinny products against a vocabulary-wide output
-  // (lm_head 4096x128256 at M = 8 to 64: 0.92-0.97x).
-  if (s.m <= 128 && s.n <= 128 && s.k <= 128) return Route::kOurs;
-  if (s.batch == 1 && s.m <= 64 && s.n >= 65536) return Route::kOurs;
+  // 16-bit products (matmul_skinny.py to 64 rows, the persistent TMA kernel above) against cuBLAS
+  // with nn.Linear's weight layout, weights rotated past L2 (sweep_kernels.py, 2026-12-02): within
+  // 5% of cuBLAS at nearly every shape, faster in the classes below, which hold at every measured M:
+  // a vocabulary-wide lm_head at decode (0.90-0.96x) and from 512 rows (0.96x, 0.99x), down's
+  // K = 14336 at up to 16 rows (0.95-0.98x), and 8192-row prefills of outputs up to 8192 wide (qkv
+  // 0.99x, o 0.94x, down 0.99x). Where the two are within noise of each other (qkv and o at decode,
+  // 1.00-1.05x; gate_up 0.93-1.01x) or cuBLAS is faster (64 rows of o and down, 1.21-1.23x; 128 to
+  // 512 rows, 1.09-1.59x: too few tiles for 132 SMs without split-K), ATen runs. Batched products
+  // (attention's scores and values: 0.90-1.49x) and 32- and 64-bit types (1.09-1.78x) go to ATen.
+  if (s.batch != 1 || s.element_size != 2) return Route::kAten;
+  if (s.n >= 65536 && (s.m <= 64 || s.m >= 512)) return Route::kOurs;
+  if (s.m <= 16 && s.k >= 8192) return Route::kOurs;
+  if (s.m >= 8192 && s.n <= 8192) return Route::kOurs;
   return Route::kAten;
 }
 
 Route route_topk(const RowShape& s, int64_t k) {
-  // Ours selects by k block-wide reductions where ATen radix-selects: one float32 row of the
-  // vocabulary at k = 50 is 0.95x; bfloat16 rows 1.37x, 16 rows 1.33x, 4096 rows 2.8x.
-  if (s.rows == 1 && s.element_size == 4 && k <= 50) return Route::kOurs;
+  // Radix select in registers for types of 32 bits and less: over rows of 128256 at k = 50, 0.49x
+  // ATen's time at 1 row, 0.80x at 16 (float32 and bfloat16); 1.63x at 256 rows and 2.0x at 4096,
+  // where every chunk's histograms cost more than ATen's single pass over many rows.
+  if (s.element_size <= 4 && s.rows <= 16 && k <= 1024) return Route::kOurs;
   return Route::kAten;
 }
 
 Route route_softmax(const RowShape& s) {
-  // One program per row: few long rows leave the GPU idle (a 128256-wide float32 row at 1 and 16
-  // rows 1.64x, at 256 rows 1.10x), many rows win (4096 rows 0.76x; rows up to 8192 wide 0.26-0.39x).
-  if (s.length > kLongRow && s.rows < 4096) return Route::kAten;
+  // Few long rows are cut into chunks across programs (two launches); many rows keep one program
+  // per row (4096 rows of 128256 0.76x; rows up to 8192 wide 0.26-0.39x).
+  (void)s;
   return Route::kOurs;
 }
 
 Route route_index_reduction(const RowShape& s) {
-  // Rows of the vocabulary: 1 and 16 rows 0.30x (ours splits a row across programs), 256 and 4096
-  // rows 1.56x and 1.18x; rows up to 8192 wide 0.57-1.00x.
-  if (s.length > kLongRow && s.rows > 16) return Route::kAten;
+  // Rows of the vocabulary, 2048 of a row per step: 0.17x ATen's time at 1 row, 0.20x at 16, 0.85x
+  // at 256, 0.95x at 4096 (two rows a program there); rows up to 8192 wide 0.57-1.00x.
+  (void)s;
   return Route::kOurs;
 }
 
 Route route_amax(const RowShape& s) {
-  // As argmax over long rows (0.60x at 1 and 16 rows, 1.91x and 1.32x at 256 and 4096), and
+  // Rows of the vocabulary: 0.27x at 1 row, 0.30x at 16, 0.88x at 256, 1.00x at 4096 (ATen's there);
   // compute-bound on its NaN checks at 8192x8192 (1.38x); 1024x4096 0.94x.
-  if (s.length > kLongRow && s.rows > 16) return Route::kAten;
+  if (s.length > kLongRow && s.rows >= 2048) return Route::kAten;
   if (s.rows * s.length >= (int64_t{1} << 26)) return Route::kAten;
   return Route::kOurs;
 }

@@ -13,7 +13,7 @@ enum class Route : uint8_t { kOurs, kAten };
 
 // C[batch] = A[batch] (m x k) @ B[batch] (k x n): mm, addmm (batch 1) and bmm.
 struct MatmulShape {
-  int64_t batch, m, n, k;
+  int64_t batch, m, n, k, element_size;
 };
 
 // A reduction or selection along one dimension: `rows` independent rows of `length` elements.

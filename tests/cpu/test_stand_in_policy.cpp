@@ -12,30 +12,38 @@ using triton_jit::ops::RowShape;
 constexpr int64_t kVocab = 128256;
 }  // namespace
 
-TEST(StandInPolicy, LinearLayersOfAnLlmGoToCublasButSmallAttentionProductsAndTheLmHeadAtDecodeStayOurs) {
-  for (int64_t m : {1, 16, 64, 512, 2048, 8192}) {
-    EXPECT_EQ(route_matmul(MatmulShape{1, m, 6144, 4096}), Route::kAten) << "qkv, M = " << m;
-    EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336}), Route::kAten) << "down, M = " << m;
+TEST(StandInPolicy, SixteenBitLinearLayersStayOursOnlyInTheClassesMeasuredFasterThanCublas) {
+  for (int64_t m : {1, 16, 64, 512, 2048}) {
+    EXPECT_EQ(route_matmul(MatmulShape{1, m, 6144, 4096, 2}), Route::kAten) << "qkv, M = " << m;
+    EXPECT_EQ(route_matmul(MatmulShape{1, m, 28672, 4096, 2}), Route::kAten) << "gate_up, M = " << m;
   }
-  EXPECT_EQ(route_matmul(MatmulShape{32, 2048, 2048, 128}), Route::kAten);  // attention scores, 2048 tokens
-  EXPECT_EQ(route_matmul(MatmulShape{32, 128, 128, 128}), Route::kOurs);
-  EXPECT_EQ(route_matmul(MatmulShape{1, 16, kVocab, 4096}), Route::kOurs);    // lm_head at decode
-  EXPECT_EQ(route_matmul(MatmulShape{1, 2048, kVocab, 4096}), Route::kAten);  // lm_head at prefill
-  EXPECT_EQ(route_matmul(MatmulShape{4, 16, kVocab, 4096}), Route::kAten);    // measured for mm only
+  for (int64_t m : {1, 8, 16}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kOurs) << m;
+  for (int64_t m : {32, 64, 512}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kAten) << m;
+  for (int64_t m : {1, 16, 64, 512, 2048}) EXPECT_EQ(route_matmul(MatmulShape{1, m, kVocab, 4096, 2}), Route::kOurs);
+  EXPECT_EQ(route_matmul(MatmulShape{1, 128, kVocab, 4096, 2}), Route::kAten);   // lm_head, too few tiles
+  EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 4096, 4096, 2}), Route::kOurs);    // o at a long prefill
+  EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 28672, 4096, 2}), Route::kAten);   // gate_up there: parity
+  EXPECT_EQ(route_matmul(MatmulShape{1, 16, kVocab, 4096, 4}), Route::kAten);    // float32
+  EXPECT_EQ(route_matmul(MatmulShape{4, 16, kVocab, 4096, 2}), Route::kAten);    // batched
+  EXPECT_EQ(route_matmul(MatmulShape{32, 2048, 2048, 128, 2}), Route::kAten);    // attention scores
+  EXPECT_EQ(route_matmul(MatmulShape{32, 128, 128, 128, 2}), Route::kAten);
 }
 
 TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
   EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 50), Route::kOurs);
-  EXPECT_EQ(route_topk(RowShape{1, kVocab, 2}, 50), Route::kAten);
-  EXPECT_EQ(route_topk(RowShape{16, kVocab, 4}, 50), Route::kAten);
-  EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 1024), Route::kAten);
-  EXPECT_EQ(route_softmax(RowShape{16, kVocab, 4}), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{16, kVocab, 2}, 50), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{16, kVocab, 4}, 1024), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{256, kVocab, 4}, 50), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{1, kVocab, 8}, 50), Route::kAten);  // 64-bit: selection, not radix
+  EXPECT_EQ(route_softmax(RowShape{16, kVocab, 4}), Route::kOurs);
   EXPECT_EQ(route_softmax(RowShape{4096, kVocab, 4}), Route::kOurs);
   EXPECT_EQ(route_softmax(RowShape{8192, 8192, 2}), Route::kOurs);
   EXPECT_EQ(route_index_reduction(RowShape{16, kVocab, 4}), Route::kOurs);
-  EXPECT_EQ(route_index_reduction(RowShape{2048, kVocab, 4}), Route::kAten);
+  EXPECT_EQ(route_index_reduction(RowShape{4096, kVocab, 4}), Route::kOurs);
   EXPECT_EQ(route_index_reduction(RowShape{8192, 8192, 2}), Route::kOurs);
   EXPECT_EQ(route_amax(RowShape{1, kVocab, 4}), Route::kOurs);
+  EXPECT_EQ(route_amax(RowShape{256, kVocab, 4}), Route::kOurs);
+  EXPECT_EQ(route_amax(RowShape{4096, kVocab, 4}), Route::kAten);
   EXPECT_EQ(route_amax(RowShape{8192, 8192, 2}), Route::kAten);
   EXPECT_EQ(route_amax(RowShape{1024, 4096, 2}), Route::kOurs);
 }
