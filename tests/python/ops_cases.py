@@ -290,7 +290,7 @@ def check_argmax(result, reference, args):
     torch.testing.assert_close(torch.gather(x, dim, i), torch.gather(x, dim, j), equal_nan=True)
 
 
-SOFTMAX_KINDS = ("last", "first", "middle", "long_row", "empty", "one", "to_float")
+SOFTMAX_KINDS = ("last", "first", "middle", "long_row", "few_long_rows", "empty", "one", "to_float")
 
 
 def softmax_inputs(kind, dtype, device):
@@ -302,6 +302,8 @@ def softmax_inputs(kind, dtype, device):
         return (make((5, 37, 129), dtype, device), 1), {}
     if kind == "long_row":
         return (make((4, 10000), dtype, device), 1), {}
+    if kind == "few_long_rows":  # each row cut into chunks across programs
+        return (make((2, 50000), dtype, device), -1), {}
     if kind == "empty":
         return (make((0, 7), dtype, device), 1), {}
     if kind == "one":
@@ -348,6 +350,15 @@ def mm_inputs(kind, dtype, device):
                                                                                 high=1)), {}
     if kind == "skinny":
         return (make((3, 512), dtype, device, low=-scale, high=scale), make((512, 256), dtype, device, low=-1, high=1)), {}
+    if kind == "linear_decode":  # nn.Linear's weight layout (B = W^T), a decode step's rows
+        return (make((7, 512), dtype, device, low=-scale, high=scale), transposed((512, 768), dtype, device, low=-1,
+                                                                                  high=1)), {}
+    if kind == "linear_prefill":  # the same layout, rows enough for the persistent TMA kernel
+        return (make((200, 512), dtype, device, low=-scale, high=scale), transposed((512, 384), dtype, device, low=-1,
+                                                                                    high=1)), {}
+    if kind == "rowmajor_prefill":
+        return (make((130, 256), dtype, device, low=-scale, high=scale), make((256, 320), dtype, device, low=-1,
+                                                                              high=1)), {}
     if kind == "empty_k":
         return (make((5, 0), dtype, device), make((0, 6), dtype, device)), {}
     if kind == "one":
@@ -361,6 +372,9 @@ def addmm_inputs(kind, dtype, device):
         return (make((65,), dtype, device), a, b), {"beta": 0.5, "alpha": 2}
     if kind == "full_bias":
         return (make((37, 65), dtype, device), a, b), {}
+    if kind in ("linear_decode", "linear_prefill"):  # nn.Linear with a bias
+        (a, b), _ = mm_inputs(kind, dtype, device)
+        return (make((b.shape[1],), dtype, device), a, b), {}
     if kind == "beta0":
         bias = make((37, 65), dtype, device)
         if device != "meta":
@@ -447,6 +461,11 @@ def topk_inputs(kind, dtype, device):
         return (make((37, 129), dtype, device), 3, 0, False), {}
     if kind == "long_row":
         return (make((3, 20000), dtype, device, low=-1000, high=1000), 50), {}
+    if kind == "k1024":  # three rounds of radix selection before the sort
+        return (make((2, 30000), dtype, device, low=-1000, high=1000), 1024), {}
+    if kind == "ties_smallest":  # few distinct values: the k-th is one of many equal ones
+        x = make((4, 5000), dtype, device, low=-4, high=4)
+        return (x.round() if dtype.is_floating_point else x, 100, -1, False), {}
     if kind == "k_too_big":
         return (make((3, 4), dtype, device), 5), {}
     if kind == "k0":
@@ -493,14 +512,17 @@ def cases():
         Case("log_softmax.int", softmax_inputs, dtypes=FLOATS + INTS, kinds=SOFTMAX_KINDS),
         Case("layer_norm", layer_norm_inputs, kinds=("affine", "plain", "long", "noncontig", "bad_shape")),
         Case("rms_norm", rms_norm_inputs, kinds=("weight", "default_eps", "long")),
-        Case("mm", mm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "skinny", "empty_k", "one")),
-        Case("addmm", addmm_inputs, dtypes=FLOATS, kinds=("row_bias", "full_bias", "beta0")),
+        Case("mm", mm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "skinny", "linear_decode",
+                                                            "linear_prefill", "rowmajor_prefill", "empty_k", "one")),
+        Case("addmm", addmm_inputs, dtypes=FLOATS, kinds=("row_bias", "full_bias", "beta0", "linear_decode",
+                                                          "linear_prefill")),
         Case("bmm", bmm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "empty")),
         Case("embedding", embedding_inputs, dtypes=FLOATS, kinds=("int64", "int32", "empty", "float_indices")),
         Case("index_select", index_select_inputs, dtypes=ALL, kinds=("dim0", "dim1", "noncontig", "empty")),
         Case("gather", gather_inputs, dtypes=ALL, kinds=("dim1", "dim0", "rank3", "noncontig")),
         Case("cat", cat_inputs, dtypes=ALL, kinds=("dim0", "dim1", "legacy_empty", "promote", "bad_sizes")),
-        Case("topk", topk_inputs, dtypes=FLOATS + INTS, kinds=("last", "smallest_dim0", "long_row", "k_too_big", "k0"),
+        Case("topk", topk_inputs, dtypes=FLOATS + INTS, kinds=("last", "smallest_dim0", "long_row", "k1024",
+                                                               "ties_smallest", "k_too_big", "k0"),
              check=check_topk),
     ]
     return c

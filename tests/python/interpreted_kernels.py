@@ -1,0 +1,168 @@
+"""The operator library's LLM-shaped kernels run by Triton's interpreter on CPU tensors, against
+torch: the decode-step matmul, the persistent TMA matmul (descriptors included), the radix-select
+top-k, the chunked softmax and the lean row reductions. Run by test_llm_kernels.py in a process
+with TRITON_INTERPRET=1 (Triton reads it when the kernels are decorated). The interpreter has no
+bfloat16, so the 16-bit cases are float16. Prints one line per check and exits non-zero on a miss."""
+import importlib.util
+import os
+import sys
+
+import torch
+import triton
+
+OPERATORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "operators")
+failures = []
+
+
+def module(relative):
+    spec = importlib.util.spec_from_file_location(os.path.basename(relative)[:-3], os.path.join(OPERATORS, relative))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def undecorated(kernel):
+    while type(kernel).__name__ in ("Autotuner", "Heuristics"):
+        kernel = kernel.fn
+    return kernel
+
+
+def check(label, ok, detail=""):
+    print(f"{'ok  ' if ok else 'FAIL'} {label} {detail}", flush=True)
+    if not ok:
+        failures.append(label)
+
+
+def relative_error(out, ref):
+    return ((out.float() - ref.float()).norm() / ref.float().norm()).item()
+
+
+def matmuls():
+    skinny = undecorated(module("matmul/matmul_skinny.py").matmul_skinny_kernel)
+    tma = undecorated(module("matmul/matmul_tma.py").matmul_tma_kernel)
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8))
+    for m, n, k, k_major, bias_on in ((1, 40, 96, True, False), (5, 64, 256, True, True), (17, 33, 80, False, True)):
+        a = torch.randn(m, k).half()
+        w = torch.randn(n, k).half()
+        b = w.t() if k_major else w.t().contiguous()
+        bias = torch.randn(n).half().expand(m, n)
+        c = torch.empty(m, n, dtype=torch.float16)
+        block_k = 64
+        skinny[(triton.cdiv(n, 16), 1)](a, b, c, bias, m, n, k, 0, a.stride(0), a.stride(1), 0, b.stride(0), b.stride(1),
+                                        0, c.stride(0), c.stride(1), 0, bias.stride(0), bias.stride(1), 0.5, 2.0, 0,
+                                        HAS_BIAS=bias_on, BLOCK_M=max(16, triton.next_power_of_2(m)), BLOCK_N=16,
+                                        BLOCK_K=block_k, EVEN_K=k % block_k == 0, INDEX64=False)
+        ref = 0.5 * (a.float() @ b.float()) + (2.0 * bias.float() if bias_on else 0)
+        err = relative_error(c, ref)
+        check(f"matmul_skinny {m}x{k}x{n} k_major={k_major} bias={bias_on}", err < 2e-3, f"error {err:.1e}")
+    for batch, m, n, k, k_major, subtile, bias_on in ((1, 100, 72, 96, True, False, True), (3, 70, 64, 64, False, True,
+                                                                                             False)):
+        a = torch.randn(batch, m, k).half()
+        w = torch.randn(batch, n, k).half()
+        b = w.transpose(1, 2) if k_major else w.transpose(1, 2).contiguous()
+        bias = torch.randn(n).half().expand(batch, m, n)
+        c = torch.zeros(batch, m, n, dtype=torch.float16)
+        tiles = batch * triton.cdiv(m, 64) * triton.cdiv(n, 64)
+        tma[(min(3, tiles),)](a, b, c, bias, m, n, k, batch, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                              b.stride(2), c.stride(0), c.stride(1), bias.stride(0), bias.stride(1), bias.stride(2), 0.5,
+                              2.0, 128, HAS_BIAS=bias_on, B_KMAJOR=k_major, NUM_SMS=3, BLOCK_M=64, BLOCK_N=64,
+                              BLOCK_K=32, GROUP_M=8, EPILOGUE_SUBTILE=subtile)
+        ref = 0.5 * (a.float() @ b.float()) + (2.0 * bias.float() if bias_on else 0)
+        err = relative_error(c, ref)
+        check(f"matmul_tma {batch}x{m}x{k}x{n} k_major={k_major} subtile={subtile}", err < 2e-3, f"error {err:.1e}")
+
+
+def topk_rows(x, k, largest, chunk, final_max):
+    """The rounds index.cpp's run_topk_radix makes, at a smaller scale."""
+    tk = module("index/topk.py")
+    rows, n = x.shape
+    keys, positions, partial = x, None, False
+    while n > final_max:
+        chunks = triton.cdiv(n, chunk)
+        next_keys = torch.empty(rows, chunks * k, dtype=torch.int32)
+        next_positions = torch.empty(rows, chunks * k, dtype=torch.int32)
+        tk.topk_radix_kernel[(rows, chunks)](keys, positions if partial else next_positions, next_keys, next_positions,
+                                             n, k, LARGEST=largest, PARTIAL_IN=partial, BLOCK=chunk,
+                                             K_PAD=triton.next_power_of_2(k))
+        keys, positions, partial, n = next_keys, next_positions, True, chunks * k
+    values = torch.empty(rows, k, dtype=x.dtype)
+    indices = torch.empty(rows, k, dtype=torch.int64)
+    tk.topk_sort_kernel[(rows,)](keys, positions if partial else indices, values, indices, n, k, LARGEST=largest,
+                                 PARTIAL_IN=partial, BLOCK=triton.next_power_of_2(max(n, k)))
+    return values, indices
+
+
+def topk():
+    for dtype in (torch.float32, torch.float16, torch.int32):
+        for rows, n, k, largest in ((2, 600, 20, True), (2, 600, 30, False), (1, 129, 16, True)):
+            if dtype == torch.int32:
+                x = torch.randint(-5, 5, (rows, n), dtype=dtype)  # many ties at the k-th value
+            else:
+                x = torch.randn(rows, n).to(dtype)
+                x[:, 100:160] = x[:, 100:101]
+                if n > 200:
+                    x[0, 3] = float("nan")
+            values, indices = topk_rows(x, k, largest, chunk=max(64, 4 * triton.next_power_of_2(k)),
+                                        final_max=max(64, 2 * triton.next_power_of_2(k)))
+            ref_values, _ = torch.topk(x.float(), k, dim=1, largest=largest)
+            same = torch.equal(values.float().nan_to_num(1e9), ref_values.nan_to_num(1e9))
+            picked = torch.equal(x.gather(1, indices).float().nan_to_num(1e9), values.float().nan_to_num(1e9))
+            first = all(not (values[r, j] == values[r, j + 1] and indices[r, j] > indices[r, j + 1])
+                        for r in range(rows) for j in range(k - 1))
+            check(f"topk radix {dtype} {rows}x{n} k={k} largest={largest}", same and picked and first,
+                  f"values {same}, indices {picked}, ties by first position {first}")
+
+
+def softmax():
+    sm = module("reduction/softmax.py")
+    for dtype in (torch.float32, torch.float16):
+        for rows, n, chunk, log in ((2, 1000, 256, False), (3, 777, 128, True)):
+            x = torch.randn(rows, n).to(dtype)
+            x[0, :5] = float("-inf")
+            chunks = triton.cdiv(n, chunk)
+            stats = torch.empty(rows, chunks, 2, dtype=torch.float32)
+            out = torch.empty_like(x)
+            sm.softmax_chunk_stats_kernel[(rows, chunks)](x, stats, n, chunk, BLOCK_N=64)
+            sm.softmax_chunk_finish_kernel[(rows, chunks)](x, out, stats, n, chunk, LOG=log, BLOCK_N=64,
+                                                           CHUNKS_PAD=triton.next_power_of_2(chunks))
+            ref = (torch.log_softmax if log else torch.softmax)(x.float(), 1)
+            finite = ref.isfinite()
+            err = (out.float()[finite] - ref[finite]).abs().max().item()
+            tolerance = 1e-5 if dtype == torch.float32 else 5e-3
+            check(f"softmax chunks {dtype} {rows}x{n} log={log}",
+                  err < tolerance and torch.equal(out.float().isinf(), ref.isinf()), f"error {err:.1e}")
+
+
+def reductions():
+    red = module("reduction/reduce.py")
+    for dtype in (torch.float32, torch.float16):
+        for op in ("amax", "argmax", "max", "min"):
+            rows, n = 3, 700
+            x = torch.randn(rows, n).to(dtype)
+            x[0, 7] = float("nan")
+            x[0, 50] = float("nan")
+            x[1, :] = float("-inf") if op != "min" else float("inf")
+            x[2, 3] = x[2].max() + 1 if op != "min" else x[2].min() - 1
+            x[2, 9] = x[2, 3]
+            out = torch.empty(rows, 1, dtype=dtype)
+            idx = torch.empty(rows, 1, dtype=torch.int64)
+            red.reduce_rows_kernel[(rows, 1)](x, idx, out, idx, rows, n, n, 1.0, OP=op, ACC="fp32", PARTIAL_IN=False,
+                                              BLOCK_M=1, BLOCK_N=128, INDEX64=False)
+            ref_values = x.float().amax(1) if op == "amax" else (x.float().min(1) if op == "min" else x.float().max(1))
+            if op == "amax":
+                ok = torch.equal(out[:, 0].float().nan_to_num(7.0), ref_values.nan_to_num(7.0))
+            elif op == "argmax":
+                ok = torch.equal(idx[:, 0], x.float().argmax(1))
+            else:
+                ok = torch.equal(idx[:, 0], ref_values.indices) and torch.equal(
+                    out[:, 0].float().nan_to_num(7.0), ref_values.values.nan_to_num(7.0))
+            check(f"lean row reduction {op} {dtype}", ok)
+
+
+if __name__ == "__main__":
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        sys.exit("run with TRITON_INTERPRET=1")
+    torch.manual_seed(0)
+    for part in (sys.argv[1:] or ["matmuls", "topk", "softmax", "reductions"]):
+        globals()[part]()
+    sys.exit(1 if failures else 0)

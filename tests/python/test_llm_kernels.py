@@ -1,0 +1,100 @@
+"""The operator library's kernels for LLM shapes, on CPU: Triton compiles each for sm_90 with the
+signatures and constants the C++ wrappers pass (the persistent matmul's TMA descriptors and
+wgmma, the decode-step matmul's pipelined loads), and Triton's interpreter runs them against torch
+(interpreted_kernels.py). Their speed against ATen is measured on the H200 by
+benchmarks/ops/sweep_kernels.py and bench_llm.py."""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPERATORS = os.path.join(HERE, "..", "..", "operators")
+
+
+def load(relative, name):
+    spec = importlib.util.spec_from_file_location(os.path.basename(relative)[:-3], os.path.join(OPERATORS, relative))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    kernel = getattr(m, name)
+    while type(kernel).__name__ in ("Autotuner", "Heuristics"):
+        kernel = kernel.fn
+    return kernel
+
+
+def compile_sm90(kernel, signature, constants, warps, stages, divisible=()):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    signature = {**signature, **{name: "constexpr" for name in constants}}
+    names = kernel.arg_names
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in divisible}
+    source = triton.compiler.ASTSource(fn=kernel, signature={n: signature[n] for n in names}, constexprs=constants,
+                                       attrs=attrs)
+    return triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps, "num_stages": stages})
+
+
+MATMUL_STRIDES = ("stride_ab", "stride_am", "stride_ak", "stride_bb", "stride_bk", "stride_bn", "stride_cb",
+                  "stride_cm", "stride_cn", "stride_biasb", "stride_biasm", "stride_biasn")
+
+
+@pytest.mark.parametrize("block_m", [16, 64])
+def test_the_decode_step_matmul_pipelines_its_weight_loads_on_sm90(block_m):
+    kernel = load("matmul/matmul_skinny.py", "matmul_skinny_kernel")
+    signature = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*bf16", "bias_ptr": "*bf16", "M": "i32", "N": "i32",
+                 "K": "i32", **{s: "i32" for s in MATMUL_STRIDES if s not in ("stride_ak", "stride_bk", "stride_cn")},
+                 "alpha": "fp32", "beta": "fp32", "batch_offset": "i32"}
+    constants = {"stride_ak": 1, "stride_bk": 1, "stride_cn": 1, "HAS_BIAS": False, "BLOCK_M": block_m, "BLOCK_N": 32,
+                 "BLOCK_K": 256, "EVEN_K": True, "INDEX64": False}
+    compiled = compile_sm90(kernel, signature, constants, 4, 4,
+                            divisible=("a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_ab", "stride_am", "stride_bb", "stride_bn",
+                                       "stride_cb", "stride_cm"))
+    ptx = compiled.asm["ptx"]
+    assert "cp.async" in ptx, "the weight's loads are not pipelined"
+    # buffers for the three tiles in flight of a four-stage pipeline (the weight's and the tokens')
+    assert compiled.metadata.shared >= 3 * (32 + block_m) * 256 * 2
+
+
+@pytest.mark.parametrize("k_major, subtile", [(True, True), (False, False)])
+def test_the_persistent_matmul_uses_tma_and_wgmma_on_sm90(k_major, subtile):
+    kernel = load("matmul/matmul_tma.py", "matmul_tma_kernel")
+    signature = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*bf16", "bias_ptr": "*bf16", "M": "i32", "N": "i32",
+                 "K": "i32", "BATCH": "i32", "stride_ab": "i64", "stride_am": "i32", "stride_bb": "i64",
+                 "stride_bk": "i32", "stride_bn": "i32", "stride_cb": "i64", "stride_cm": "i32", "stride_biasb": "i32",
+                 "stride_biasm": "i32", "stride_biasn": "i32", "alpha": "fp32", "beta": "fp32", "M_CLASS": "i32"}
+    constants = {"HAS_BIAS": True, "B_KMAJOR": k_major, "NUM_SMS": 132, "BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64,
+                 "GROUP_M": 8, "EPILOGUE_SUBTILE": subtile}
+    compiled = compile_sm90(kernel, signature, constants, 8, 3)
+    ptx = compiled.asm["ptx"]
+    assert "cp.async.bulk.tensor" in ptx and "wgmma.mma_async" in ptx
+    assert compiled.metadata.global_scratch_size > 0  # the descriptors are built on the device
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "bf16", "i32"])
+def test_the_radix_topk_and_its_sort_compile_on_sm90(dtype):
+    radix = load("index/topk.py", "topk_radix_kernel")
+    compile_sm90(radix, {"x_ptr": f"*{dtype}", "idx_in_ptr": "*i32", "keys_out_ptr": "*i32", "idx_out_ptr": "*i32",
+                         "N": "i32", "K": "i32"}, {"LARGEST": True, "PARTIAL_IN": False, "BLOCK": 2048, "K_PAD": 64},
+                 4, 1)
+    sort = load("index/topk.py", "topk_sort_kernel")
+    compile_sm90(sort, {"x_ptr": "*i32", "idx_in_ptr": "*i32", "values_ptr": f"*{dtype}", "indices_ptr": "*i64",
+                        "N": "i32", "K": "i32"}, {"LARGEST": False, "PARTIAL_IN": True, "BLOCK": 2048}, 4, 1)
+
+
+def test_the_chunked_softmax_compiles_on_sm90():
+    stats = load("reduction/softmax.py", "softmax_chunk_stats_kernel")
+    compile_sm90(stats, {"x_ptr": "*bf16", "stats_ptr": "*fp32", "N": "i32", "CHUNK": "i32"}, {"BLOCK_N": 1024}, 4, 1)
+    finish = load("reduction/softmax.py", "softmax_chunk_finish_kernel")
+    compile_sm90(finish, {"x_ptr": "*bf16", "out_ptr": "*fp32", "stats_ptr": "*fp32", "N": "i32", "CHUNK": "i32"},
+                 {"LOG": True, "BLOCK_N": 1024, "CHUNKS_PAD": 64}, 4, 1)
+
+
+@pytest.mark.parametrize("part", ["matmuls", "topk", "softmax", "reductions"])
+def test_the_kernels_agree_with_torch_in_tritons_interpreter(part):
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    run = subprocess.run([sys.executable, os.path.join(HERE, "interpreted_kernels.py"), part], env=env,
+                         capture_output=True, text=True, timeout=1200)
+    lines = [line for line in run.stdout.splitlines() if line.startswith(("ok", "FAIL"))]
+    assert run.returncode == 0 and lines and all(line.startswith("ok") for line in lines), \
+        run.stdout[-4000:] + run.stderr[-4000:]
