@@ -5,10 +5,11 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama benchmarks ops llm attention autotune tma aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo benchmarks ops llm
+#                                           attention sweep autotune tma aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests optests demo llama benchmarks ops llm attention autotune tma aot memcheck} "
+stages=" ${*:-build tests optests demo llama readme-demo benchmarks ops llm attention sweep autotune tma aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -86,8 +87,21 @@ TRITON_JIT_CACHE_DIR="$demo_cache" TRITON_JIT_OFFLINE=1 PYTHONHOME=/nonexistent 
 fi
 
 if want llama; then
-  stage "a Llama-style decoder from C++ against the same model in eager PyTorch"
+  stage "a Llama-style decoder from C++ against the same model in eager PyTorch, and under torch.compile"
   timeout 900 "$build/bin/triton_jit_llama" 2>&1 | tee "$out/llama.txt" | tail -n 8
+  timeout 900 "$TRITON_JIT_PYTHON" "$root/demo/llama_torch.py" --layers 4 --ours "$out/llama.txt" 2>&1 |
+    grep -v Warning | tee "$out/llama-torch.txt" | tail -n 4
+fi
+if want readme-demo; then
+  stage "the README's first command"
+  timeout 900 bash "$root/scripts/run_demo.sh" > "$out/readme-demo.txt" 2>&1
+  echo "run_demo.sh: exit $?"
+  tail -n 12 "$out/readme-demo.txt"
+fi
+if want sweep; then
+  stage "the LLM kernels over their tuning spaces against ATen (${TRITON_JIT_SWEEP_PARTS:=gemm,bmm,softmax,reduce,topk,attention})"
+  timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/sweep_kernels.py" --parts "$TRITON_JIT_SWEEP_PARTS" \
+    --json "$out/sweep.json" 2>&1 | grep -v Warning | tee "$out/sweep.txt" | tail -n 40
 fi
 
 if want benchmarks; then
