@@ -372,6 +372,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--parts", default="gemm,bmm,softmax,reduce,topk,attention")
     parser.add_argument("--linears", default="qkv,o,gate_up,down,lm_head")
+    parser.add_argument("--topk-cases", default="1:float32:50,16:float32:50,16:bfloat16:50,256:float32:50,"
+                                                  "4096:float32:50,4096:bfloat16:50,16:float32:1024",
+                        help="rows:dtype:k,...")
     parser.add_argument("--json")
     options = parser.parse_args()
     torch.manual_seed(0)
@@ -390,9 +393,8 @@ def main():
     if "reduce" in parts:
         results += reduce_rows([1, 16, 256, 4096])
     if "topk" in parts:
-        results += topk_rows([(1, torch.float32, 50), (16, torch.float32, 50), (16, torch.bfloat16, 50),
-                              (256, torch.float32, 50), (4096, torch.float32, 50), (4096, torch.bfloat16, 50),
-                              (16, torch.float32, 1024)])
+        results += topk_rows([(int(r), getattr(torch, d), int(k)) for r, d, k in
+                              (c.split(":") for c in options.topk_cases.split(","))])
     if "attention" in parts:
         results += attention_rows([128, 512, 2048])
     bad = [r for r in results if r["error"] > 2e-2]
