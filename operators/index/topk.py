@@ -115,10 +115,11 @@ def topk_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, CHUNK, K,
 
 
 @triton.jit
-def _kth_key(keys, live, k, LOW_SAME_BITS: tl.constexpr, LOW_BITS: tl.constexpr):
+def _kth_key(keys, live, k, LOW_SAME_BITS: tl.constexpr):
     """The k-th largest of the live keys (1 <= k <= their count), and how many live keys are
-    strictly larger. The LOW_SAME_BITS lowest bits are LOW_BITS in every key (bfloat16's low half
-    as a float32 key) and take no pass."""
+    strictly larger. A 16-bit float's key is a float32 key whose LOW_SAME_BITS lowest bits take no
+    pass: they are zeros where the key's top bit is set and ones where it is clear (the key of a
+    float flips every bit of one sign), so the digits above decide them."""
     prefix = tl.zeros([], tl.uint32)
     k_left = k
     digits = tl.arange(0, 256)
@@ -134,7 +135,9 @@ def _kth_key(keys, live, k, LOW_SAME_BITS: tl.constexpr, LOW_BITS: tl.constexpr)
         digit = tl.sum(tl.where(pick, digits, 0), axis=0)
         k_left -= tl.sum(tl.where(pick, above, 0), axis=0)
         prefix = prefix | (digit.to(tl.uint32) << shift)
-    return prefix | LOW_BITS, k - k_left
+    if LOW_SAME_BITS > 0:
+        prefix = prefix | tl.where((prefix >> 31) == 0, (1 << LOW_SAME_BITS) - 1, 0).to(tl.uint32)
+    return prefix, k - k_left
 
 
 @triton.jit(do_not_specialize=["N", "K"])
@@ -150,10 +153,9 @@ def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
     offs = tl.arange(0, BLOCK)
     pos = chunk * BLOCK + offs
     live = pos < N
-    # a 16-bit float's key is a float32 key: its low bits are all zeros (all ones for the smallest)
+    # a 16-bit float's key is a float32 key: its low bits follow from its top bit
     IN: tl.constexpr = x_ptr.dtype.element_ty
     LOW_SAME_BITS: tl.constexpr = 16 if IN == tl.bfloat16 else (8 if IN == tl.float16 else 0)
-    LOW_BITS: tl.constexpr = 0 if LARGEST else (1 << LOW_SAME_BITS) - 1
     if PARTIAL_IN:
         keys = tl.load(x_ptr + row * N + pos, mask=live, other=0).to(tl.uint32, bitcast=True)
         idx = tl.load(idx_in_ptr + row * N + pos, mask=live, other=-1)
@@ -165,7 +167,7 @@ def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
         keys = _keys(x, LARGEST)
         idx = pos
     k = tl.minimum(K, tl.sum(live.to(tl.int32), axis=0))
-    threshold, above = _kth_key(keys, live, tl.maximum(k, 1), LOW_SAME_BITS, LOW_BITS)
+    threshold, above = _kth_key(keys, live, tl.maximum(k, 1), LOW_SAME_BITS)
     ties = live & (keys == threshold)
     take = (k > 0) & ((live & (keys > threshold)) | (ties & (tl.cumsum(ties.to(tl.int32), axis=0) <= k - above)))
     slot = tl.cumsum(take.to(tl.int32), axis=0) - 1

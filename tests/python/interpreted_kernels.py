@@ -94,13 +94,20 @@ def topk_rows(x, k, largest, chunk, final_max):
 
 def topk():
     for dtype in (torch.float32, torch.float16, torch.int32):
-        for rows, n, k, largest in ((2, 600, 20, True), (2, 600, 30, False), (1, 129, 16, True)):
+        # the k-th value positive and negative for both directions (a 16-bit float's key skips its
+        # low digits, whose value depends on the sign), ties at it, NaN
+        for rows, n, k, largest, sign in ((2, 600, 20, True, 1), (2, 600, 30, False, 1), (2, 600, 25, True, -1),
+                                          (2, 600, 25, False, -1), (1, 129, 16, True, 0), (3, 500, 60, False, 0)):
             if dtype == torch.int32:
                 x = torch.randint(-5, 5, (rows, n), dtype=dtype)  # many ties at the k-th value
             else:
                 x = torch.randn(rows, n).to(dtype)
+                if sign:
+                    x = x.abs() * sign
+                if rows == 3:  # few distinct values: the k-th is one of many equal ones
+                    x = (x * 2).round()
                 x[:, 100:160] = x[:, 100:101]
-                if n > 200:
+                if n > 200 and sign >= 0:
                     x[0, 3] = float("nan")
             values, indices = topk_rows(x, k, largest, chunk=max(64, 4 * triton.next_power_of_2(k)),
                                         final_max=max(64, 2 * triton.next_power_of_2(k)))
