@@ -411,7 +411,7 @@ int main(int argc, char** argv) {
     std::printf("launch_benchmark: skipped: no GPU on this machine\n");
     return 0;
   }
-  triton_jit::torch::install_scratch_allocator();
+  triton_jit::torch_adapter::install_scratch_allocator();
   c10::cuda::set_device(0);
   inputs();
   // Warm every variant and the raw modules before timing.

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     std::printf("skipped: no GPU\n");
     return 0;
   }
-  triton_jit::torch::install_scratch_allocator();
+  triton_jit::torch_adapter::install_scratch_allocator();
   auto& k = triton_jit::TritonJITFunction::get_instance(argv[1], "matmul_kernel");
   const int64_t shapes[][3] = {{4096, 4096, 4096}, {16, 4096, 4096}, {1000, 1000, 1000}, {8192, 1024, 2048}};
   for (auto dtype : {at::kHalf, at::kBFloat16}) {
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
       auto options = at::TensorOptions().device(at::kCUDA).dtype(dtype);
       at::Tensor a = at::randn({m, kk}, options), b = at::randn({kk, n}, options), c = at::empty({m, n}, options);
       triton_jit::LaunchConfig config;
-      config.stream = triton_jit::torch::current_stream();
+      config.stream = triton_jit::torch_adapter::current_stream();
       config.grid_fn = [](const triton_jit::LaunchMeta& meta, void*) {
         return triton_jit::Grid{
             triton_jit::cdiv(meta["M"], meta["BLOCK_M"]) * triton_jit::cdiv(meta["N"], meta["BLOCK_N"]), 1, 1};

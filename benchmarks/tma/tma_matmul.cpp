@@ -25,12 +25,12 @@ struct Matmul {
   int sms;
   void operator()(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) const {
     const int64_t m = a.size(0), n = b.size(0), k = a.size(1);
-    const auto a_desc = triton_jit::torch::tensor_descriptor(a, {kBlockM, kBlockK});
-    const auto b_desc = triton_jit::torch::tensor_descriptor(b, {kBlockN, kBlockK});
-    const auto c_desc = triton_jit::torch::tensor_descriptor(c, {kBlockM, kBlockN});
+    const auto a_desc = triton_jit::torch_adapter::tensor_descriptor(a, {kBlockM, kBlockK});
+    const auto b_desc = triton_jit::torch_adapter::tensor_descriptor(b, {kBlockN, kBlockK});
+    const auto c_desc = triton_jit::torch_adapter::tensor_descriptor(c, {kBlockM, kBlockN});
     const int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + kBlockN - 1) / kBlockN);
     triton_jit::LaunchConfig cfg;
-    cfg.stream = triton_jit::torch::current_stream();
+    cfg.stream = triton_jit::torch_adapter::current_stream();
     cfg.grid = {static_cast<unsigned>(std::min<int64_t>(sms, tiles)), 1, 1};
     cfg.num_warps = 8;
     cfg.num_stages = 3;

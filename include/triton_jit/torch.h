@@ -6,9 +6,9 @@
 //   #include <triton_jit/torch.h>
 //   at::Tensor add(const at::Tensor& x, const at::Tensor& y) {
 //     auto out = at::empty_like(x);
-//     triton_jit::torch::DeviceGuard guard(x);
+//     triton_jit::torch_adapter::DeviceGuard guard(x);
 //     static auto& kernel = triton_jit::TritonJITFunction::get_instance("add.py", "add_kernel");
-//     kernel(triton_jit::torch::current_stream(), blocks, 1, 1, 4, 3, x, y, out, x.numel(), 1024);
+//     kernel(triton_jit::torch_adapter::current_stream(), blocks, 1, 1, 4, 3, x, y, out, x.numel(), 1024);
 //     return out;
 //   }
 //
@@ -27,7 +27,7 @@
 
 namespace triton_jit {
 
-namespace torch {
+namespace torch_adapter {
 
 // The Triton dtype of a torch dtype, or DType::kInvalid when Triton does not accept it.
 constexpr DType to_dtype(c10::ScalarType t) noexcept {
@@ -77,7 +77,7 @@ inline TensorDescriptor tensor_descriptor(const at::Tensor& t, std::initializer_
   return d;
 }
 
-}  // namespace torch
+}  // namespace torch_adapter
 
 template <>
 struct ArgTraits<at::Tensor> {
@@ -92,7 +92,7 @@ struct ArgTraits<at::Tensor> {
   static ArgSlot to_slot(const at::Tensor& t) noexcept {
     ArgSlot s;
     if (!t.defined()) return s;  // an undefined tensor is None, as an optional would be
-    const DType dtype = torch::to_dtype(t.scalar_type());
+    const DType dtype = torch_adapter::to_dtype(t.scalar_type());
     if (dtype == DType::kInvalid) [[unlikely]] {
       s.kind = ArgKind::kUnsupported;
       s.value.s = c10::toString(t.scalar_type());
@@ -126,7 +126,7 @@ struct ArgTraits<c10::Scalar> {
   }
 };
 
-namespace torch {
+namespace torch_adapter {
 
 // The current CUDA stream of the current device (or of `device`), as a triton_jit::Stream.
 TRITON_JIT_API Stream current_stream();
@@ -161,5 +161,5 @@ constexpr unsigned blocks_for(int64_t n, int64_t block) noexcept {
   return static_cast<unsigned>((n + block - 1) / block);
 }
 
-}  // namespace torch
+}  // namespace torch_adapter
 }  // namespace triton_jit

@@ -1,7 +1,7 @@
 // triton_jit/torch_library.h: register an operator's CUDA and Meta implementations together.
 //
 //   TORCH_LIBRARY(my_ops, m) { m.def("add(Tensor a, Tensor b) -> Tensor"); }
-//   static triton_jit::torch::OpLibrary ops("my_ops");
+//   static triton_jit::torch_adapter::OpLibrary ops("my_ops");
 //   static const bool registered = (ops.impl("add", &add_cuda, &add_meta), true);
 //
 // The CUDA implementation launches Triton kernels through triton_jit; the Meta one only
@@ -11,7 +11,7 @@
 
 #include <torch/library.h>
 
-namespace triton_jit::torch {
+namespace triton_jit::torch_adapter {
 
 class OpLibrary {
  public:
@@ -31,4 +31,4 @@ class OpLibrary {
   ::torch::Library meta_;
 };
 
-}  // namespace triton_jit::torch
+}  // namespace triton_jit::torch_adapter

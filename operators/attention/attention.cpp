@@ -101,7 +101,7 @@ at::Tensor flash_attn_varlen(const at::Tensor& q, const at::Tensor& k, const at:
   s.add_all(qc, kc, vc, out, cu_seqlens_q.contiguous(), cu_seqlens_k.contiguous(), scale * kLog2e, qc.stride(0),
             qc.stride(1), kc.stride(0), kc.stride(1), vc.stride(0), vc.stride(1), out.stride(0), out.stride(1), group,
             d, causal, std::string_view(precision(q)), block_m, block_n);
-  torch::DeviceGuard guard(q);
+  torch_adapter::DeviceGuard guard(q);
   TORCH_CHECK(batch <= 65535, op, ": at most 65535 sequences, got ", batch);
   s.launch(kernel_fn, launch_config(q, static_cast<unsigned>(cdiv(max_seqlen_q, block_m)), static_cast<unsigned>(heads),
                                     static_cast<unsigned>(batch), warps, stages));
@@ -157,7 +157,7 @@ at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& key_cache, con
   }
   static const TritonJITFunction& decode = kernel("attention.py", "paged_decode_kernel");
   static const TritonJITFunction& reduce = kernel("attention.py", "paged_reduce_kernel");
-  torch::DeviceGuard guard(q);
+  torch_adapter::DeviceGuard guard(q);
   TORCH_CHECK(batch <= 2147483647 && kv_heads <= 65535 && partitions <= 65535, op,
               ": too many sequences or partitions");
   Slots<32> s;
@@ -209,7 +209,7 @@ void reshape_and_cache(const at::Tensor& key, const at::Tensor& value, const at:
   Slots<16> s;
   s.add_all(kc, vc, key_cache, value_cache, slot_mapping.contiguous(), key_cache.size(1), kc.stride(0), vc.stride(0),
             key_cache.stride(0), key_cache.stride(1), value_cache.stride(0), value_cache.stride(1), width, block);
-  torch::DeviceGuard guard(key);
+  torch_adapter::DeviceGuard guard(key);
   s.launch(k, launch_config(key, static_cast<unsigned>(key.size(0)), static_cast<unsigned>(cdiv(width, block))));
 }
 

@@ -41,10 +41,10 @@ class Slots {
 // A launch on the current stream of `like`'s device, with PyTorch's allocator for scratch.
 inline LaunchConfig launch_config(const at::Tensor& like, unsigned grid_x, unsigned grid_y = 1, unsigned grid_z = 1,
                                   int num_warps = 4, int num_stages = 0) {
-  torch::install_scratch_allocator();
+  torch_adapter::install_scratch_allocator();
   LaunchConfig c;
   c.device = like.device().index();
-  c.stream = torch::current_stream(like.device().index());
+  c.stream = torch_adapter::current_stream(like.device().index());
   c.grid = {grid_x, grid_y, grid_z};
   c.num_warps = num_warps;
   c.num_stages = num_stages;

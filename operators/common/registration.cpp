@@ -490,9 +490,9 @@ namespace {
 
 namespace ops = triton_jit::ops;
 
-triton_jit::torch::OpLibrary& implementations() {
+triton_jit::torch_adapter::OpLibrary& implementations() {
   static auto* library = [] {  // never destroyed: the registrations last for the process
-    auto* l = new triton_jit::torch::OpLibrary("triton_jit");
+    auto* l = new triton_jit::torch_adapter::OpLibrary("triton_jit");
     l->impl("add.Tensor", &ops::add_tensor, &ops::add_tensor)
         .impl("add.Scalar", &ops::add_scalar, &ops::add_scalar)
         .impl("sub.Tensor", &ops::sub_tensor, &ops::sub_tensor)

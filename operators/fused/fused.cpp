@@ -27,7 +27,7 @@ at::Tensor gated(const char* op, const at::Tensor& x, const char* act) {
   const int64_t block_r = std::clamp<int64_t>(2048 / block_d, 1, 64);
   Slots<10> s;
   s.add_all(xc, out, rows, d, std::string_view(act), block_r, block_d, x.numel() > kMaxInt32);
-  torch::DeviceGuard guard(x);
+  torch_adapter::DeviceGuard guard(x);
   s.launch(k, launch_config(x, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(d, block_d))));
   return out;
 }
@@ -79,7 +79,7 @@ at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at
   Slots<20> s;
   s.add_all(xc, c, sn, has_positions ? positions->contiguous() : at::Tensor(), out, tokens, seq, heads, head_dim, rot,
             c.stride(0), sn.stride(0), has_positions, interleaved, block_h, block_d);
-  torch::DeviceGuard guard(x);
+  torch_adapter::DeviceGuard guard(x);
   s.launch(k, launch_config(x, static_cast<unsigned>(tokens), static_cast<unsigned>(cdiv(heads, block_h))));
   return out;
 }

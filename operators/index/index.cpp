@@ -29,7 +29,7 @@ void run_index_rows(const at::Tensor& src, const at::Tensor& idx, const at::Tens
   const int64_t block_r = std::clamp<int64_t>(2048 / block_k, 1, 64);
   Slots<12> s;
   s.add_all(src, idx.contiguous(), out, rows, l, n, k, block_r, block_k, src.numel() > kMaxInt32 || out.numel() > kMaxInt32);
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(k, block_k)), 1, 4));
 }
 
@@ -107,7 +107,7 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
   s.add_all(self, index, out, out.numel(), sizes[1], sizes[2], sizes[3], ss[0], ss[1], ss[2], ss[3], is[0], is[1], is[2],
             is[3], dim_size, offset + (self.dim() == 0 ? 0 : wrapped), kBlock,
             out.numel() > kMaxInt32 || last_self > kMaxInt32 || last_index > kMaxInt32);
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(out.numel(), kBlock))));
   return out;
 }
@@ -174,7 +174,7 @@ at::Tensor cat(const at::ITensorListRef& tensor_list, int64_t dim) {
     }
     offset += cols;
   }
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   for (std::size_t first = 0; first < sources.size() && outer != 0; first += 4) {
     const std::size_t count = std::min<std::size_t>(4, sources.size() - first);
     int64_t widest = 0;
@@ -276,7 +276,7 @@ std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymI
   const at::Tensor rows = self.dim() == 0 ? self.reshape({1, 1}) : self.movedim(wrapped, -1).contiguous();
   const int64_t n = self.dim() == 0 ? 1 : self.size(wrapped);
   const int64_t m = rows.numel() / n;
-  torch::DeviceGuard guard(self);
+  torch_adapter::DeviceGuard guard(self);
   const at::Tensor out_values = at::empty({m, kk}, self.options());
   const at::Tensor out_indices = at::empty({m, kk}, self.options().dtype(at::kLong));
   if (self.element_size() <= 4 && n <= kMaxInt32) {  // candidates keep int32 positions

@@ -36,7 +36,7 @@ Grid skinny_grid(const LaunchMeta& m, void* data) {
 Grid persistent_grid(const LaunchMeta& m, void* data) {
   const auto* g = static_cast<const GridData*>(data);
   const int64_t tiles = g->batch * triton_jit::cdiv(m["M"], m["BLOCK_M"]) * triton_jit::cdiv(m["N"], m["BLOCK_N"]);
-  return Grid{std::min(tiles, g->programs), 1, 1};
+  return Grid{static_cast<unsigned>(std::min(tiles, g->programs)), 1, 1};
 }
 
 void check_same_dtypes(const at::Tensor& a, const at::Tensor& b) {
@@ -158,7 +158,7 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     }
     return;
   }
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   if (sixteen_bit(a.scalar_type())) {
     if (m <= kSkinnyRows) {
       run_skinny(a, b, out, bias, alpha, beta);

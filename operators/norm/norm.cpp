@@ -62,7 +62,7 @@ void run_norm(const at::Tensor& x, const at::Tensor* residual, const at::Tensor*
   Slots<20> s;
   s.add_all(x, maybe(residual), maybe(residual_out), w, b, out, rows, n, fixed<float>(static_cast<float>(eps)));
   s.add_all(rms, residual != nullptr, weight != nullptr, bias != nullptr, one_pass, block, x.numel() > kMaxInt32);
-  torch::DeviceGuard guard(x);
+  torch_adapter::DeviceGuard guard(x);
   s.launch(k, launch_config(x, static_cast<unsigned>(rows), 1, 1, warps));
 }
 

@@ -91,7 +91,7 @@ void run_unary(const char* op, const at::Tensor& x, const at::Tensor& out) {
   s.add(w.inputs[0]).add(w.out);
   add_walk(s, w.view, 1);
   s.add_all(std::string_view(op), w.view.contiguous, w.view.index64, b.size);
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   s.launch(k, launch_config(out, static_cast<unsigned>(cdiv(w.view.numel, b.size)), 1, 1, b.warps));
   w.finish();
 }
@@ -116,7 +116,7 @@ void run_binary_scalar(const char* op, const at::Tensor& x, const c10::Scalar& y
   add_walk(s, w.view, 1);
   add_scalar(s, alpha, out.scalar_type());
   s.add_all(scalar_form(op), w.view.contiguous, w.view.index64, b.size);
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   s.launch(k, launch_config(out, static_cast<unsigned>(cdiv(w.view.numel, b.size)), 1, 1, b.warps));
   w.finish();
 }
@@ -139,7 +139,7 @@ void run_binary(const char* op, const at::Tensor& x, const at::Tensor& y, const 
   add_walk(s, w.view, 2);
   add_scalar(s, alpha, out.scalar_type());
   s.add_all(std::string_view(op), w.view.contiguous, w.view.index64, b.size);
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   s.launch(k, launch_config(out, static_cast<unsigned>(cdiv(w.view.numel, b.size)), 1, 1, b.warps));
   w.finish();
 }
@@ -290,7 +290,7 @@ at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::
   s.add(w.inputs[0]).add(w.inputs[1]).add(w.inputs[2]).add(w.out);
   add_walk(s, w.view, 3);
   s.add_all(w.view.contiguous, w.view.index64, b.size);
-  torch::DeviceGuard guard(out);
+  torch_adapter::DeviceGuard guard(out);
   s.launch(k, launch_config(out, static_cast<unsigned>(cdiv(w.view.numel, b.size)), 1, 1, b.warps));
   w.finish();
   return out;

@@ -47,7 +47,7 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
   const int64_t chunk = cdiv(cdiv(v.n, splits), block_n) * block_n;
   splits = cdiv(v.n, chunk);
   const bool index64 = v.m * v.n * v.k > kMaxInt32 || v.m * splits * v.k > kMaxInt32;
-  torch::DeviceGuard guard(v.input);
+  torch_adapter::DeviceGuard guard(v.input);
   auto launch = [&](const char* kernel_op, const at::Tensor& in, const at::Tensor& idx_in, const at::Tensor& o,
                     const at::Tensor& oi, int64_t n, int64_t chunk_n, int64_t split_count, bool partial, double div) {
     const int warps = long_rows || (rows ? block_m * block_n : block_n * block_k) >= 4096 ? 8 : 4;
@@ -231,7 +231,7 @@ at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_d
   int64_t m = 1, n = 1, k = 1;
   for (int64_t d = 0; d < self.dim(); ++d) (d < wrapped ? m : d == wrapped ? n : k) *= self.size(d);
   const bool index64 = self.numel() > kMaxInt32;
-  torch::DeviceGuard guard(self);
+  torch_adapter::DeviceGuard guard(self);
   // Fewer than 4096 long rows: each cut into chunks of kSoftmaxChunk (two launches), which measured
   // 0.19x, 0.25x and 0.81x ATen's time over 1, 16 and 256 rows of 128256 where one program per row
   // took 1.61x, 1.64x and 1.08x; from 4096 rows one program per row is faster than ATen (0.76x).

@@ -13,7 +13,7 @@ __attribute__((noinline)) void lease_scratch(const std::string& kernel, uint64_t
   if (allocator == nullptr) {
     throw Error(fmt::format(
         "{}: the kernel needs {} bytes of {} scratch memory, and no scratch allocator is set; call "
-        "triton_jit::set_scratch_allocator (triton_jit::torch::install_scratch_allocator() uses PyTorch's)",
+        "triton_jit::set_scratch_allocator (triton_jit::torch_adapter::install_scratch_allocator() uses PyTorch's)",
         kernel, bytes, what));
   }
   lease.allocator = allocator;

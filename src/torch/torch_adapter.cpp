@@ -8,7 +8,7 @@
 
 #include "triton_jit/torch.h"
 
-namespace triton_jit::torch {
+namespace triton_jit::torch_adapter {
 namespace {
 
 // Scratch memory from PyTorch's caching allocator. Freeing right after the launch is enqueued
@@ -74,4 +74,4 @@ void check_same_device(const at::Tensor& a, const at::Tensor& b, const char* op)
   }
 }
 
-}  // namespace triton_jit::torch
+}  // namespace triton_jit::torch_adapter

@@ -30,7 +30,7 @@ class GpuDecorated : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: launch tests run on the GPU machine";
-    triton_jit::torch::install_scratch_allocator();
+    triton_jit::torch_adapter::install_scratch_allocator();
   }
   static at::TensorOptions cuda(at::ScalarType t = at::kFloat) { return at::TensorOptions().device(at::kCUDA).dtype(t); }
 };
@@ -43,7 +43,7 @@ double relative_error(const at::Tensor& got, const at::Tensor& want) {
 
 LaunchConfig on_current_stream() {
   LaunchConfig c;
-  c.stream = triton_jit::torch::current_stream();
+  c.stream = triton_jit::torch_adapter::current_stream();
   return c;
 }
 
@@ -169,10 +169,10 @@ TEST_F(GpuDecorated, AttentionForwardWithDescriptorsTiledByAPreHookMatchesTorch)
       at::Tensor o = at::full_like(q, std::numeric_limits<double>::quiet_NaN());
       const double sm_scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
       // Placeholder block shapes: the config's pre_hook sets them.
-      auto dq = triton_jit::torch::tensor_descriptor(q.view({-1, s.head_dim}), {1, 1});
-      auto dk = triton_jit::torch::tensor_descriptor(kk.view({-1, s.head_dim}), {1, 1});
-      auto dv = triton_jit::torch::tensor_descriptor(v.view({-1, s.head_dim}), {1, 1});
-      auto dout = triton_jit::torch::tensor_descriptor(o.view({-1, s.head_dim}), {1, 1});
+      auto dq = triton_jit::torch_adapter::tensor_descriptor(q.view({-1, s.head_dim}), {1, 1});
+      auto dk = triton_jit::torch_adapter::tensor_descriptor(kk.view({-1, s.head_dim}), {1, 1});
+      auto dv = triton_jit::torch_adapter::tensor_descriptor(v.view({-1, s.head_dim}), {1, 1});
+      auto dout = triton_jit::torch_adapter::tensor_descriptor(o.view({-1, s.head_dim}), {1, 1});
       LaunchConfig config = on_current_stream();
       static int64_t programs_per_row;
       programs_per_row = s.batch * s.heads;
@@ -217,9 +217,9 @@ TEST_F(GpuDecorated, PersistentTmaMatmulAutotunedWithAPreHookMatchesTorch) {
       at::Tensor a = at::randn({m, kk}, cuda(dtype));
       at::Tensor b = at::randn({n, kk}, cuda(dtype));
       at::Tensor c = at::full({m, n}, std::numeric_limits<double>::quiet_NaN(), cuda(dtype));
-      auto da = triton_jit::torch::tensor_descriptor(a, {1, 1});
-      auto db = triton_jit::torch::tensor_descriptor(b, {1, 1});
-      auto dc = triton_jit::torch::tensor_descriptor(c, {1, 1});
+      auto da = triton_jit::torch_adapter::tensor_descriptor(a, {1, 1});
+      auto db = triton_jit::torch_adapter::tensor_descriptor(b, {1, 1});
+      auto dc = triton_jit::torch_adapter::tensor_descriptor(c, {1, 1});
       LaunchConfig config = on_current_stream();
       config.grid_fn = [](const triton_jit::LaunchMeta& meta, void*) {
         const int64_t tiles = triton_jit::cdiv(meta["M"], meta["BLOCK_M"]) * triton_jit::cdiv(meta["N"], meta["BLOCK_N"]);

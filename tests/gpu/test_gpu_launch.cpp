@@ -34,7 +34,7 @@ class Gpu : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: launch tests run on the GPU machine";
-    triton_jit::torch::install_scratch_allocator();
+    triton_jit::torch_adapter::install_scratch_allocator();
   }
   static at::TensorOptions cuda(at::ScalarType t = at::kFloat) {
     return at::TensorOptions().device(at::kCUDA).dtype(t);
@@ -51,7 +51,7 @@ void expect_close(const at::Tensor& got, const at::Tensor& want, double tol) {
 
 LaunchConfig grid_for(int64_t n, int64_t block) {
   LaunchConfig c;
-  c.stream = triton_jit::torch::current_stream();
+  c.stream = triton_jit::torch_adapter::current_stream();
   c.grid = {static_cast<unsigned>((n + block - 1) / block), 1, 1};
   c.num_warps = 4;
   c.num_stages = 3;
@@ -133,7 +133,7 @@ TEST_F(Gpu, GlobalScratchComesFromTheAllocator) {
   at::Tensor x = at::randn({256, 512}, cuda());
   at::Tensor out = at::zeros_like(x);
   LaunchConfig c;
-  c.stream = triton_jit::torch::current_stream();
+  c.stream = triton_jit::torch_adapter::current_stream();
   c.grid = {256 / 64, 512 / 64, 1};
   auto& k = gpu_kernel("descriptor_double");
   auto info = k.warmup(c, x, out, 256, 512, 64, 64);
@@ -156,7 +156,7 @@ TEST_F(Gpu, SharedMemoryAbove48KiB) {
   at::Tensor b = at::randn({512, 512}, cuda(at::kHalf));
   at::Tensor out = at::empty({512, 512}, cuda(at::kHalf));
   LaunchConfig c;
-  c.stream = triton_jit::torch::current_stream();
+  c.stream = triton_jit::torch_adapter::current_stream();
   c.grid = {512 / 128, 512 / 128, 1};
   c.num_warps = 8;
   c.num_stages = 4;

@@ -51,7 +51,7 @@ class Production : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: launch tests run on the GPU machine";
-    triton_jit::torch::install_scratch_allocator();
+    triton_jit::torch_adapter::install_scratch_allocator();
   }
 };
 
@@ -372,13 +372,13 @@ int sm_count() {
 void tma_matmul_into(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
   constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 64;
   const int64_t m = a.size(0), n = b.size(0), k = a.size(1);
-  const auto a_desc = triton_jit::torch::tensor_descriptor(a, {kBlockM, kBlockK});
-  const auto b_desc = triton_jit::torch::tensor_descriptor(b, {kBlockN, kBlockK});
-  const auto c_desc = triton_jit::torch::tensor_descriptor(c, {kBlockM, kBlockN});
+  const auto a_desc = triton_jit::torch_adapter::tensor_descriptor(a, {kBlockM, kBlockK});
+  const auto b_desc = triton_jit::torch_adapter::tensor_descriptor(b, {kBlockN, kBlockK});
+  const auto c_desc = triton_jit::torch_adapter::tensor_descriptor(c, {kBlockM, kBlockN});
   const int sms = sm_count();
   const int64_t tiles = ((m + kBlockM - 1) / kBlockM) * ((n + kBlockN - 1) / kBlockN);
   LaunchConfig cfg;
-  cfg.stream = triton_jit::torch::current_stream();
+  cfg.stream = triton_jit::torch_adapter::current_stream();
   cfg.grid = {static_cast<unsigned>(std::min<int64_t>(sms, tiles)), 1, 1};
   cfg.num_warps = 8;
   cfg.num_stages = 3;
@@ -412,7 +412,7 @@ TEST_F(Production, ATensorDescriptorOnTheCpuIsAClearError) {
   LaunchConfig cfg;
   cfg.grid = {2, 2, 1};
   try {
-    f(cfg, triton_jit::torch::tensor_descriptor(gpu, {64, 32}), triton_jit::torch::tensor_descriptor(cpu, {64, 32}), 128,
+    f(cfg, triton_jit::torch_adapter::tensor_descriptor(gpu, {64, 32}), triton_jit::torch_adapter::tensor_descriptor(cpu, {64, 32}), 128,
       64, 64, 32);
     ADD_FAILURE() << "no error";
   } catch (const triton_jit::ValueError& e) {

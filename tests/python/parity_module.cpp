@@ -96,7 +96,7 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
     auto t = value.cast<py::tuple>();
     TensorDescriptor d;
     d.base = reinterpret_cast<const void*>(t[1].cast<uint64_t>());
-    d.dtype = triton_jit::torch::to_dtype(scalar_type(t[0].cast<std::string>()));
+    d.dtype = triton_jit::torch_adapter::to_dtype(scalar_type(t[0].cast<std::string>()));
     auto shape = t[2].cast<std::vector<int64_t>>(), strides = t[3].cast<std::vector<int64_t>>();
     auto block = t[4].cast<std::vector<int32_t>>();
     d.rank = static_cast<int>(shape.size());
