@@ -36,7 +36,7 @@ run_gtest() {  # run_gtest <result name> <binary> [env...]
 
 stage "C++ tests"
 cpu_tests=(test_argument_encoding test_variant_cache test_entry_format test_cuda_backend test_compile_bridge test_launch_path
-           test_decorated test_hooks test_cuda_oversized test_stand_in_policy)
+           test_raw_launch test_decorated test_hooks test_cuda_oversized test_stand_in_policy)
 for t in "${cpu_tests[@]}" test_gpu_launch test_gpu_decorated test_ops_stand_in test_gpu_production; do
   run_gtest "$t" "$build/bin/$t"
 done

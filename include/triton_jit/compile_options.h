@@ -11,9 +11,16 @@
 // variant compiles: an option it does not have, or a value of the wrong type, is a CompileError
 // naming the option and the Triton version. Building one allocates; launching with one does not
 // (its digest is computed by set()).
+//
+// libtriton_jit's form, for code written against it: num_warps, num_stages and `extra` (options
+// by name as text) are read by the call f(stream, gx, gy, gz, options, args...), which sets each
+// entry of `extra` as Python reads its literal (True/False, an integer, a float, else a string);
+// that call allocates when `extra` is not empty. LaunchConfig::compile_options refuses an object
+// with those fields set: there num_warps and num_stages are the config's, other options set().
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +54,16 @@ class TRITON_JIT_API CompileOptions {
   uint64_t digest() const noexcept { return digest_; }
   // "ptx_options='--use_fast_math', enable_reflect_ftz=False", as Python would write them.
   std::string text() const;
+
+  // libtriton_jit's fields (see above); 0 is the kernel's default.
+  int num_warps = 0;
+  int num_stages = 0;
+  std::map<std::string, std::string> extra;
+  // Whether any of them is set.
+  bool has_call_fields() const noexcept { return num_warps != 0 || num_stages != 0 || !extra.empty(); }
+  // These options plus `extra`'s entries, set() as Python literals. Throws ValueError naming an
+  // entry whose name set() refuses.
+  CompileOptions with_extra() const;
 
  private:
   CompileOptions& put(std::string_view name, Value value);

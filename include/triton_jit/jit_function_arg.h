@@ -38,6 +38,13 @@ class TRITON_JIT_API JitFunctionArg {
   // The 128 bits that key variants.
   const std::array<uint64_t, 2>& key() const noexcept { return key_; }
 
+  // libtriton_jit's accessors: the file (or module spec) and the function's name, and the token
+  // that stands for this function in a raw-launch signature (launch_with_raw_args):
+  // "@jit:<path, hex>:<name, hex>:<key, hex>".
+  const std::string& module_path() const noexcept { return file_.empty() ? module_ : file_; }
+  const std::string& function_name() const noexcept { return name_; }
+  std::string signature_token() const;
+
  private:
   std::string name_;
   std::string file_;

@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "triton_jit/arguments.h"
+#include "triton_jit/backend_config.h"
+#include "triton_jit/compile_options.h"
 #include "triton_jit/export.h"
 #include "triton_jit/jit_function_arg.h"
 #include "triton_jit/launch_config.h"
@@ -146,6 +148,25 @@ class TRITON_JIT_API TritonJITFunction {
     (*this)(config, args...);
   }
 
+  // libtriton_jit's call form with its CompileOptions: num_warps, num_stages and the `extra`
+  // options (compile_options.h); allocates when there are named options.
+  template <class... Args>
+  void operator()(Stream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z, const CompileOptions& options,
+                  const Args&... args) const {
+    LaunchConfig config;
+    config.stream = stream;
+    config.grid = {grid_x, grid_y, grid_z};
+    config.num_warps = options.num_warps;
+    config.num_stages = options.num_stages;
+    if (options.empty() && options.extra.empty()) {
+      (*this)(config, args...);
+      return;
+    }
+    const CompileOptions named = options.with_extra();  // the named options alone
+    config.compile_options = &named;
+    (*this)(config, args...);
+  }
+
   template <class... Args>
   void operator()(const LaunchConfig& config, const Args&... args) const {
     if constexpr ((is_tuple_like_v<Args> || ...)) {
@@ -170,6 +191,26 @@ class TRITON_JIT_API TritonJITFunction {
       launch(config, args.data(), args.size());
     }
   }
+
+  // libtriton_jit's raw launch: `signature` has one token per parameter the call passes, joined
+  // by commas, as libtriton_jit spells them: a pointer "*fp32" (":16" claims 16-byte alignment), a
+  // scalar "i32" / "i64" / "fp32" / "i1" (":16" claims divisibility by 16, ":1" is the value 1 and
+  // passes nothing), a constexpr's value ("1024", "0.5", "true", "nullopt", a string), a tuple
+  // "(i32,i64)", or a JitFunctionArg's signature_token(). `args` holds, in order, the address of
+  // the value of every parameter the signature does not fix (the addresses of libtriton_jit's
+  // ParameterBuffer), then optionally the scratch pointers it appends, which are ignored: this
+  // runtime allocates scratch itself. `num_args` (0: not given) is checked against that count.
+  // The values are then specialised as Triton's Python runtime would (an i64 that fits is i32,
+  // 16 | n gives the divisibility attribute) and a claim the value contradicts is a ValueError
+  // naming the parameter. The signature is parsed once per distinct text; after that a call
+  // reads it from a lock-free list: no allocation, no lock.
+  void launch_with_raw_args(Stream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned num_warps,
+                            unsigned num_stages, std::string_view signature, void** args,
+                            std::size_t num_args = 0) const;
+  // libtriton_jit's compile: the variant such a signature selects, built for `device` (its
+  // architecture; the CUDA context is not needed) without launching. Unclaimed scalars and
+  // pointers compile as values with neither attribute.
+  VariantInfo compile(std::string_view signature, unsigned num_warps, unsigned num_stages, int device) const;
 
   // Compiles (or finds) the variant these arguments select, without launching. It targets
   // TRITON_JIT_TARGET when set, else config.device (or the current device) when there is a GPU,
@@ -251,3 +292,10 @@ class TRITON_JIT_API TritonJITFunction {
 };
 
 }  // namespace triton_jit
+
+// libtriton_jit's header gave at::Tensor and c10::Scalar arguments wherever libtorch is in use;
+// so does this one (the adapter's argument traits are header-only: linking TritonJIT::torch is
+// needed only for its functions, current_stream() and the rest).
+#if __has_include(<ATen/core/Tensor.h>) && __has_include("triton_jit/torch.h")
+#include "triton_jit/torch.h"
+#endif

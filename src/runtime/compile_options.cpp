@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <optional>
 
 #include "common/hash.h"
 #include "triton_jit/errors.h"
@@ -31,6 +33,22 @@ std::string python_text(const CompileOptions::Value& value) {
   return std::visit(Visitor{}, value);
 }
 
+std::optional<int64_t> parse_integer(std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parse_real(std::string_view text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
 CompileOptions& CompileOptions::put(std::string_view name, Value value) {
@@ -53,6 +71,26 @@ CompileOptions& CompileOptions::put(std::string_view name, Value value) {
   for (const auto& [n, v] : items_) canonical += fmt::format("{}={}:{};", n, v.index(), python_text(v));
   digest_ = (detail::digest(canonical).low & 0x00ff'ffff'ffff'ffffULL) | 1;
   return *this;
+}
+
+CompileOptions CompileOptions::with_extra() const {
+  CompileOptions out;
+  out.items_ = items_;
+  out.digest_ = digest_;
+  for (const auto& [name, literal] : extra) {
+    if (literal == "True" || literal == "true") {
+      out.set(name, true);
+    } else if (literal == "False" || literal == "false") {
+      out.set(name, false);
+    } else if (auto integer = parse_integer(literal)) {
+      out.set(name, static_cast<long long>(*integer));
+    } else if (auto real = parse_real(literal)) {
+      out.set(name, *real);
+    } else {
+      out.set(name, literal);
+    }
+  }
+  return out;
 }
 
 std::string CompileOptions::text() const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,7 @@
 #include "decorators/decorated_memo.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
+#include "encoding/raw_signature.h"
 #include "runtime/single_flight.h"
 #include "triton_jit/triton_jit_function.h"
 
@@ -74,6 +76,10 @@ struct TritonJITFunction::Impl {
   std::atomic<int> forced_config{-1};
   std::atomic<const detail::TuningChoice*> last_choice{nullptr};  // most calls repeat the last key
   std::atomic<bool> python_heuristics_noted{false};
+
+  // libtriton_jit's raw signatures, parsed once each: a list read lock-free, grown under `mutex`.
+  std::atomic<const detail::RawSignature*> raw_signatures{nullptr};
+  std::deque<detail::RawSignature> raw_signature_storage;  // guarded by mutex
 
   std::atomic<uint64_t> hits{0};
   std::atomic<uint64_t> remembered{0};  // hits whose variant came from the memo

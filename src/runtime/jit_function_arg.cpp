@@ -42,4 +42,24 @@ JitFunctionArg::JitFunctionArg(std::string_view path, std::string_view name) {
   key_ = {d.high, d.low};
 }
 
+namespace {
+std::string hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+}  // namespace
+
+std::string JitFunctionArg::signature_token() const {
+  // a module spec travels whole ("package.module:function") so that the token alone finds it
+  const std::string where = file_.empty() ? module_ + ":" + name_ : file_;
+  return fmt::format("@jit:{}:{}:{:016x}{:016x}", hex(where), hex(name_), key_[0], key_[1]);
+}
+
 }  // namespace triton_jit

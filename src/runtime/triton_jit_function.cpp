@@ -105,6 +105,13 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& given, Targ
   o.enable_fp_fusion = given.enable_fp_fusion;
   o.launch_pdl = given.launch_pdl;
   o.launch_cooperative_grid = given.launch_cooperative_grid;
+  if (given.compile_options != nullptr && given.compile_options->has_call_fields()) [[unlikely]] {
+    throw ValueError(fmt::format(
+        "{}: LaunchConfig::compile_options has num_warps, num_stages or extra set; with a LaunchConfig, num_warps and "
+        "num_stages are the config's fields and other options are CompileOptions::set() (those three are read by the "
+        "call f(stream, gx, gy, gz, options, args...))",
+        sig.name));
+  }
   if (given.compile_options != nullptr && !given.compile_options->empty()) {
     o.extra = given.compile_options;
     o.extra_digest = given.compile_options->digest();
