@@ -5,11 +5,11 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo benchmarks ops llm
-#                                           attention sweep autotune tma aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks ops
+#                                           llm attention sweep autotune tma aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests optests demo llama readme-demo benchmarks ops llm attention sweep autotune tma aot memcheck} "
+stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks ops llm attention sweep autotune tma aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -102,6 +102,19 @@ if want sweep; then
   stage "the LLM kernels over their tuning spaces against ATen (${TRITON_JIT_SWEEP_PARTS:=gemm,bmm,softmax,reduce,topk,attention})"
   timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/sweep_kernels.py" --parts "$TRITON_JIT_SWEEP_PARTS" \
     --json "$out/sweep.json" 2>&1 | grep -v Warning | tee "$out/sweep.txt" | tail -n 40
+fi
+
+if want compat; then
+  stage "a libtriton_jit-style project against the installed library, its ops against ATen"
+  compat_prefix="$build/compat-prefix"
+  rm -rf "$compat_prefix" "$build/compat"
+  cmake --install "$build" --prefix "$compat_prefix" > "$out/compat.txt" 2>&1
+  torch_prefix=$("$TRITON_JIT_PYTHON" -c "import torch.utils; print(torch.utils.cmake_prefix_path)")
+  { cmake -S "$root/tests/compat_consumer" -B "$build/compat" -G Ninja -DCMAKE_PREFIX_PATH="$compat_prefix;$torch_prefix" &&
+    cmake --build "$build/compat" && (cd "$root/tests/compat_consumer/kernels" && "$build/compat/test_my_ops"); } \
+    >> "$out/compat.txt" 2>&1
+  echo "compat consumer: exit $?"
+  grep -E "matches ATen|MISMATCH|mismatches|compat consumer" "$out/compat.txt"
 fi
 
 if want benchmarks; then

@@ -31,6 +31,8 @@
 
 namespace triton_jit {
 
+struct LaunchConfig;
+
 class TRITON_JIT_API CompileOptions {
  public:
   using Value = std::variant<bool, int64_t, double, std::string>;
@@ -61,9 +63,12 @@ class TRITON_JIT_API CompileOptions {
   std::map<std::string, std::string> extra;
   // Whether any of them is set.
   bool has_call_fields() const noexcept { return num_warps != 0 || num_stages != 0 || !extra.empty(); }
-  // These options plus `extra`'s entries, set() as Python literals. Throws ValueError naming an
-  // entry whose name set() refuses.
-  CompileOptions with_extra() const;
+  // What the libtriton_jit call form launches with: num_warps, num_stages and the entries of
+  // `extra` that are LaunchConfig fields (num_ctas, maxnreg, enable_fp_fusion, launch_pdl,
+  // launch_cooperative_grid) go to `config`; returned are these options plus the other entries,
+  // set() as Python literals. Throws ValueError naming an entry set() refuses or a field's value
+  // that is not a number or bool.
+  CompileOptions for_call(LaunchConfig& config) const;
 
  private:
   CompileOptions& put(std::string_view name, Value value);

@@ -156,14 +156,14 @@ class TRITON_JIT_API TritonJITFunction {
     LaunchConfig config;
     config.stream = stream;
     config.grid = {grid_x, grid_y, grid_z};
-    config.num_warps = options.num_warps;
-    config.num_stages = options.num_stages;
     if (options.empty() && options.extra.empty()) {
+      config.num_warps = options.num_warps;
+      config.num_stages = options.num_stages;
       (*this)(config, args...);
       return;
     }
-    const CompileOptions named = options.with_extra();  // the named options alone
-    config.compile_options = &named;
+    const CompileOptions named = options.for_call(config);
+    if (!named.empty()) config.compile_options = &named;
     (*this)(config, args...);
   }
 

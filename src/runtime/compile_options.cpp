@@ -9,6 +9,7 @@
 
 #include "common/hash.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/launch_config.h"
 
 namespace triton_jit {
 namespace {
@@ -73,16 +74,45 @@ CompileOptions& CompileOptions::put(std::string_view name, Value value) {
   return *this;
 }
 
-CompileOptions CompileOptions::with_extra() const {
+CompileOptions CompileOptions::for_call(LaunchConfig& config) const {
+  config.num_warps = num_warps;
+  config.num_stages = num_stages;
   CompileOptions out;
   out.items_ = items_;
   out.digest_ = digest_;
   for (const auto& [name, literal] : extra) {
-    if (literal == "True" || literal == "true") {
-      out.set(name, true);
-    } else if (literal == "False" || literal == "false") {
-      out.set(name, false);
-    } else if (auto integer = parse_integer(literal)) {
+    const bool truth = literal == "True" || literal == "true";
+    const bool falsity = literal == "False" || literal == "false";
+    const std::optional<int64_t> integer = parse_integer(literal);
+    auto field_int = [&]() -> int {
+      if (!integer || *integer < 0 || *integer > 1 << 20) {
+        throw ValueError(fmt::format("CompileOptions::extra: '{}' must be a non-negative integer, got '{}'", name,
+                                     literal.substr(0, 100)));
+      }
+      return static_cast<int>(*integer);
+    };
+    auto field_bool = [&]() -> bool {
+      if (!truth && !falsity && integer != 0 && integer != 1) {
+        throw ValueError(fmt::format("CompileOptions::extra: '{}' must be true or false, got '{}'", name,
+                                     literal.substr(0, 100)));
+      }
+      return truth || integer == 1;
+    };
+    if (name == "num_ctas") {
+      config.num_ctas = field_int();
+    } else if (name == "maxnreg") {
+      config.maxnreg = field_int();
+    } else if (name == "enable_fp_fusion") {
+      config.enable_fp_fusion = field_bool();
+    } else if (name == "launch_pdl") {
+      config.launch_pdl = field_bool();
+    } else if (name == "launch_cooperative_grid") {
+      config.launch_cooperative_grid = field_bool();
+    } else if (name == "num_warps" || name == "num_stages") {
+      throw ValueError(fmt::format("CompileOptions::extra: '{}' is a field of CompileOptions; set it there", name));
+    } else if (truth || falsity) {
+      out.set(name, truth);
+    } else if (integer) {
       out.set(name, static_cast<long long>(*integer));
     } else if (auto real = parse_real(literal)) {
       out.set(name, *real);

@@ -172,9 +172,17 @@ TEST(CompileOptionsCallForm, TakesNumWarpsAndTheExtraOptions) {
   options.num_stages = 2;
   pointwise()(nullptr, 1, 1, 1, options, p, p, p, 4096, 64);
   EXPECT_EQ(last_launch().block_x, 64u);
-  options.extra["enable_fp_fusion_off_by_name"] = "1";
+  options.extra["enable_fp_fusion"] = "false";  // a LaunchConfig field: a variant of its own
+  const uint64_t compiles = pointwise().stats().compiles;
+  pointwise()(nullptr, 1, 1, 1, options, p, p, p, 4096, 64);
+  EXPECT_EQ(pointwise().stats().compiles, compiles + 1);
+  options.extra["not_an_option_of_triton"] = "1";
   const std::string message = error_of([&] { pointwise()(nullptr, 1, 1, 1, options, p, p, p, 4096, 64); });
-  EXPECT_NE(message.find("enable_fp_fusion_off_by_name"), std::string::npos) << message;
+  EXPECT_NE(message.find("not_an_option_of_triton"), std::string::npos) << message;
+  options.extra.erase("not_an_option_of_triton");
+  options.extra["num_ctas"] = "three";
+  EXPECT_EQ(error_of([&] { pointwise()(nullptr, 1, 1, 1, options, p, p, p, 4096, 64); }),
+            "CompileOptions::extra: 'num_ctas' must be a non-negative integer, got 'three'");
   triton_jit::LaunchConfig c;
   c.compile_options = &options;
   EXPECT_NE(error_of([&] { pointwise()(c, p, p, p, 4096, 64); }).find("LaunchConfig::compile_options has num_warps"),

@@ -50,6 +50,30 @@ def test_find_package_consumer_builds_and_runs(installed, tmp_path):
     assert refused.returncode == 1 and "offline mode" in refused.stderr
 
 
+COMPAT_CONSUMER = os.path.join(ROOT, "tests", "compat_consumer")
+
+
+def check_compat_consumer(prefix, tmp_path, env=None):
+    """The project written as libtriton_jit's users write theirs builds unchanged against the
+    installed package and, with its kernels found relative to the working directory, compiles
+    them through libtriton_jit's compile() (and on a GPU runs its ops against ATen)."""
+    build = tmp_path / "compat"
+    env = env or ENV
+    for args in (("cmake", "-S", COMPAT_CONSUMER, "-B", str(build), "-G", "Ninja",
+                  f"-DCMAKE_PREFIX_PATH={prefix};{torch_prefix()}"), ("cmake", "--build", str(build))):
+        result = subprocess.run(list(args), capture_output=True, text=True, env=env)
+        assert result.returncode == 0, f"{' '.join(args)}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    result = subprocess.run([str(build / "test_my_ops")], capture_output=True, text=True, env=env,
+                            cwd=os.path.join(COMPAT_CONSUMER, "kernels"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_a_libtriton_jit_style_project_builds_unchanged_and_compiles_its_kernels(installed, tmp_path):
+    out = check_compat_consumer(installed, tmp_path, dict(ENV, TRITON_JIT_CACHE_DIR=str(tmp_path / "cache")))
+    assert "compat consumer: kernels compiled; no GPU, launching was skipped" in out
+
+
 def configure_error(tmp_path, prefix_path, *options):
     result = subprocess.run(["cmake", "-S", CONSUMER, "-B", str(tmp_path / "build"), "-G", "Ninja",
                              f"-DCMAKE_PREFIX_PATH={prefix_path}", *options], capture_output=True, text=True, env=ENV)

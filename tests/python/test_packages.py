@@ -14,6 +14,7 @@ import sysconfig
 import pytest
 
 from conftest import ROOT
+from test_consumer import check_compat_consumer
 
 CONSUMER = os.path.join(ROOT, "tests", "consumer")
 TRIPLET = "x86_64-linux-gnu"
@@ -133,6 +134,12 @@ def test_debs_installed_on_merged_usr_serve_a_consumer_an_operator_and_the_aot_t
             run("dpkg", "-x", deb, str(root))
     # Loaded through /lib, the library must still find /usr/share/triton_jit/scripts.
     check_installed_use(root / "usr", root / "lib" / TRIPLET, tmp_path)
+    # A project written as libtriton_jit's users write theirs, against the same install.
+    env = user_env(root / "lib" / TRIPLET, tmp_path)
+    for name in ("TRITON_JIT_SCRIPTS_DIR", "TRITON_JIT_BRIDGE_LIBRARY"):
+        env.pop(name, None)
+    out = check_compat_consumer(root / "usr", tmp_path, env)
+    assert "compat consumer: kernels compiled; no GPU, launching was skipped" in out
 
 
 def test_rpms_installed_in_a_lib64_root_serve_the_same(dist, tmp_path):
