@@ -53,6 +53,9 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   "$base_python" -m venv "$venv" >&2
   "$venv/bin/python" -m pip install -q --upgrade pip >&2
   "$venv/bin/python" -m pip install -q -r "$root/requirements.txt" >&2
+  # Packages pinned on a "# no-deps:" line: their own pins conflict with ours; their imports are above.
+  no_deps=$(sed -n 's/^# no-deps: *//p' "$root/requirements.txt")
+  if [ -n "$no_deps" ]; then "$venv/bin/python" -m pip install -q --no-deps $no_deps >&2; fi
   echo "$want" > "$stamp"
 fi
 echo "$venv/bin/python"

@@ -266,8 +266,51 @@ py::dict variant_report(const std::string& path, const std::string& name, const 
   return out;
 }
 
+// A call's grid from a Python function of the named arguments (num_warps and the decorators'
+// values included), as Triton's `grid = lambda META: ...`.
+struct PythonGrid {
+  py::object fn;
+  std::vector<std::string> names;
+};
+
+triton_jit::Grid python_grid(const triton_jit::LaunchMeta& meta, void* data) {
+  const auto* g = static_cast<const PythonGrid*>(data);
+  py::gil_scoped_acquire gil;
+  py::dict named;
+  for (const std::string& name : g->names) named[py::str(name)] = meta[name];
+  const auto grid = g->fn(named).cast<std::vector<unsigned>>();
+  return {grid.empty() ? 1u : grid[0], grid.size() > 1 ? grid[1] : 1u, grid.size() > 2 ? grid[2] : 1u};
+}
+
+// A launch as a C++ caller makes it, on `stream` (torch's cuda_stream): the grid is (x, y, z) or
+// (fn, names) with fn a Python function of those arguments by name.
+void launch(const std::string& path, const std::string& name, const py::list& args, const py::tuple& grid,
+            int num_warps, int num_stages, uint64_t stream) {
+  auto& f = triton_jit::TritonJITFunction::get_instance(path, name);
+  CallSlots call_slots(args);
+  triton_jit::LaunchConfig config;
+  config.num_warps = num_warps;
+  config.num_stages = num_stages;
+  PythonGrid python;
+  if (py::isinstance<py::function>(grid[0])) {
+    python.fn = grid[0];
+    python.names = grid[1].cast<std::vector<std::string>>();
+    config.grid_fn = &python_grid;
+    config.grid_data = &python;
+  } else {
+    for (std::size_t i = 0; i < grid.size() && i < 3; ++i) config.grid[i] = grid[i].cast<unsigned>();
+  }
+  config.stream = reinterpret_cast<triton_jit::Stream>(stream);
+  if (call_slots.nested) {
+    f.launch_nested(config, call_slots.slots.data(), call_slots.slots.size());
+  } else {
+    f.launch(config, call_slots.slots.data(), call_slots.slots.size());
+  }
+}
+
 PYBIND11_MODULE(triton_jit_parity, m) {
   m.def("variant_report", &variant_report);
+  m.def("launch", &launch);
   m.def("set_keep_ir", &triton_jit::set_keep_ir);
   m.def("concurrent_first_call", &concurrent_first_call);
   m.def("evaluate_heuristic", &evaluate_heuristic);

@@ -31,7 +31,8 @@ import os
 import re
 import time
 
-from triton_jit_sources import (Dependencies, KernelImportError, KernelLookupError, gpu_target, load_kernel,  # noqa: F401
+from triton_jit_sources import (Dependencies, KernelImportError, KernelLookupError, gpu_target, is_autotuner,  # noqa: F401
+                                load_kernel,
                                 set_compile_only_target, triton_dir)
 
 
@@ -193,7 +194,7 @@ def _decorators_json(kernel):
     inside_autotuner = False
     chain = []
     for wrapper in kernel.chain:
-        if type(wrapper).__name__ == "Autotuner":
+        if is_autotuner(wrapper):
             inside_autotuner = True
             top_k = getattr(wrapper, "configs_top_k", 1.0)
             scope = dict(params)
@@ -314,7 +315,7 @@ def _set_by_decorators(kernel, before=None):
     for index, wrapper in enumerate(kernel.chain):
         if before is not None and index >= before:
             break
-        if type(wrapper).__name__ == "Autotuner":
+        if is_autotuner(wrapper):
             if before is None:
                 for config in wrapper.configs:
                     names.update(config.kwargs)

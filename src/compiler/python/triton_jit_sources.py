@@ -205,21 +205,36 @@ def _spec_file(module_name):
     return os.path.realpath(spec.origin) if spec is not None and spec.origin else ""
 
 
+def is_autotuner(wrapper):
+    """@triton.autotune's wrapper, or a subclass of it (FlagGems' LibTuner): tuned as Triton's
+    Autotuner tunes (its configs, key, prune, reset_to_zero, restore_value, hooks); what the
+    subclass adds in Python (its own cache of choices, key strategies) is not run."""
+    from triton.runtime.autotuner import Autotuner
+    return isinstance(wrapper, Autotuner)
+
+
 def _unwrap(obj, name):
-    """The JIT function inside @triton.autotune / @triton.heuristics wrappers, and the wrappers
-    from the outermost in."""
-    from triton.runtime.jit import JITFunction
+    """The JIT function inside @triton.autotune / @triton.heuristics wrappers (or subclasses of
+    them), and those wrappers from the outermost in. Other KernelInterface wrappers that hold the
+    next one in `.fn` (FlagGems' LibEntry, a Python-side cache of launches) are followed and left
+    out of the chain: launching from C++ does what they cache."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    from triton.runtime.jit import JITFunction, KernelInterface
     chain = []
     current = obj
     while not isinstance(current, JITFunction):
-        kind = type(current).__name__
-        if kind not in ("Autotuner", "Heuristics"):
-            raise KernelLookupError(f"'{name}' is not a Triton JIT function (it is a {type(obj).__name__}); "
-                                    "decorate it with @triton.jit")
-        chain.append(current)
-        current = getattr(current, "fn", None)
-        if current is None:
-            raise KernelLookupError(f"'{name}' wraps no Triton JIT function")
+        if isinstance(current, (Autotuner, Heuristics)):
+            chain.append(current)
+        elif not isinstance(current, KernelInterface):
+            kind = type(current).__name__
+            outer = "" if current is obj else f" (inside {type(obj).__name__})"
+            raise KernelLookupError(f"'{name}' is not a Triton JIT function: it is a {kind}{outer}; decorate it with "
+                                    "@triton.jit (wrappers of one are followed when they derive from Triton's "
+                                    "KernelInterface and hold it in .fn)")
+        inner = getattr(current, "fn", None)
+        if inner is None:
+            raise KernelLookupError(f"'{name}' wraps no Triton JIT function: its {type(current).__name__} has no .fn")
+        current = inner
     return current, chain
 
 
@@ -479,7 +494,8 @@ class Dependencies:
     # -- values
     def value(self, value):
         from triton.runtime.jit import JITFunction
-        if isinstance(value, JITFunction) or type(value).__name__ in ("Autotuner", "Heuristics", "JITCallable"):
+        from triton.runtime.jit import KernelInterface
+        if isinstance(value, (JITFunction, KernelInterface)) or type(value).__name__ == "JITCallable":
             self.jit(value)
         elif isinstance(value, types.FunctionType):
             self.python(value)
