@@ -90,7 +90,11 @@ std::string compiler_environment_digest() {
   std::vector<std::string_view> entries;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string_view entry(*e);
-    bool relevant = entry.starts_with("TRITON_") || entry.starts_with("MLIR_") || entry.starts_with("LLVM_");
+    // Triton's knobs that change what it compiles: the TRITON_ ones, MLIR's and LLVM's, and the
+    // few it reads without a prefix (ptxas options, line info from IR locations, AMDGCN switches).
+    bool relevant = entry.starts_with("TRITON_") || entry.starts_with("MLIR_") || entry.starts_with("LLVM_") ||
+                    entry.starts_with("AMDGCN_") || entry.starts_with("PTXAS_OPTIONS=") ||
+                    entry.starts_with("DISABLE_PTXAS_OPT=") || entry.starts_with("USE_IR_LOC=");
     bool irrelevant = entry.starts_with("TRITON_JIT_") || entry.starts_with("TRITON_CACHE_DIR=") ||
                       entry.starts_with("TRITON_HOME=") || entry.starts_with("TRITON_DUMP_DIR=") ||
                       entry.starts_with("TRITON_OVERRIDE_DIR=") || entry.starts_with("TRITON_PRINT_AUTOTUNING=");

@@ -128,6 +128,11 @@ def test_option_target_and_triton_environment_changes_are_misses(tmp_path, kerne
     assert compiles(cache, kernel, "scale", "8") == 1
     assert compiles(cache, kernel, env={"TRITON_JIT_TARGET": "cuda:80"}) == 1
     assert compiles(cache, kernel, env={"TRITON_DEFAULT_FP_FUSION": "0"}) == 1
+    # knobs upstream found missing from Triton's own key (triton#11879, #11832), and the unprefixed
+    # ones that change the binary
+    assert compiles(cache, kernel, env={"TRITON_DISABLE_LINE_INFO": "1"}) == 1
+    assert compiles(cache, kernel, env={"PTXAS_OPTIONS": "--warn-on-spills"}) == 1
+    assert compiles(cache, kernel, env={"USE_IR_LOC": "ttir"}) == 1
     assert compiles(cache, kernel) == 0
 
 
