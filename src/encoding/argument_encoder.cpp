@@ -356,6 +356,11 @@ __attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig,
   }
   for (int k = 0; k < d.rank; ++k) {
     if (d.shape[k] <= 0) throw_value(sig, i, fmt::format("is a tensor descriptor with shape[{}] = {}; it must be positive", k, d.shape[k]));
+    // Triton passes each dimension to the kernel as an i32 (TMA itself takes up to 2^32)
+    if (d.shape[k] > INT32_MAX) {
+      throw_value(sig, i, fmt::format("is a tensor descriptor with shape[{}] = {}; the kernel takes each dimension as "
+                                      "an i32, at most 2147483647", k, d.shape[k]));
+    }
     const int32_t b = d.block_shape[k];
     if (b <= 0 || (b & (b - 1)) != 0 || b > 256) {
       throw_value(sig, i, fmt::format("is a tensor descriptor with block_shape[{}] = {}; TMA blocks are powers of two up to 256", k, b));
@@ -364,6 +369,11 @@ __attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig,
       throw_value(sig, i, fmt::format("is a tensor descriptor with strides[{}] = {} ({} bytes); strides must be 16-byte "
                                       "multiples",
                                       k, d.strides[k], d.strides[k] * elem));
+    }
+    if (k + 1 < d.rank && d.strides[k] >= (int64_t{1} << 40) / elem) {  // cuTensorMapEncodeTiled's limit
+      throw_value(sig, i, fmt::format("is a tensor descriptor with strides[{}] = {}; a TMA stride must be below 2^40 "
+                                      "bytes",
+                                      k, d.strides[k]));
     }
   }
   if (d.strides[d.rank - 1] != 1) throw_value(sig, i, "is a tensor descriptor whose last dimension is not contiguous (stride 1)");

@@ -191,6 +191,28 @@ TEST(VariantReport, RegistersSpillsAndThreadsAreTheDriversOnceLoaded) {
   EXPECT_EQ(pointwise().warmup(c, p, p, p, 4096, 512).n_regs, 72) << "warmup reports a variant loaded since";
 }
 
+TEST(LaunchChecks, ASharedMemoryOverrideBeyondWhatTheKernelMayTakeIsAClearError) {
+  auto p = device_pointer(g_buffer, DType::kFloat32);
+  LaunchConfig c = config(1);
+  c.shared_memory = 1 << 30;
+  const uint64_t before = launch_count();
+  try {
+    pointwise()(c, p, p, p, 4096, 1024);
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ValueError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("pointwise: LaunchConfig::shared_memory asks for 1073741824 bytes of dynamic shared memory; on "
+                         "device 0 this kernel may take at most 49152 (it needs ",
+                         0),
+              0u)
+        << what;
+  }
+  EXPECT_EQ(launch_count(), before);
+  c.shared_memory = 4096;  // within the default: launched
+  pointwise()(c, p, p, p, 4096, 1024);
+  EXPECT_EQ(launch_count(), before + 1);
+}
+
 TEST(LaunchChecks, GridTimesNumCtasBeyondTheDriverLimitIsAClearError) {
   auto p = device_pointer(g_buffer, DType::kFloat32);
   LaunchConfig c = config((1u << 30) + 1);
@@ -352,6 +374,13 @@ TEST(TensorDescriptors, AnotherBlockShapeIsAnotherVariantAndBadOnesAreRefused) {
             "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose last dimension is not contiguous (stride 1)");
   EXPECT_EQ(message(d({128, 64}, {64, 1}, {64, 32}, reinterpret_cast<const char*>(g_buffer) + 8)),
             "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose base is not 16-byte aligned");
+  // limits the driver would only report as an error code: checked before it
+  EXPECT_EQ(message(d({int64_t{1} << 40, 64}, {64, 1}, {64, 32})),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor with shape[0] = 1099511627776; the kernel takes "
+            "each dimension as an i32, at most 2147483647");
+  EXPECT_EQ(message(d({128, 64}, {int64_t{1} << 40, 1}, {64, 32})),
+            "copy_tiles: argument 0 'in_desc' is a tensor descriptor with strides[0] = 1099511627776; a TMA stride must "
+            "be below 2^40 bytes");
   EXPECT_EQ(message(d({128, 64, 1}, {64, 1}, {64, 32})),
             "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose shape, strides and block shape must have one "
             "rank, from 1 to 5");

@@ -28,6 +28,7 @@ struct CudaBackend::Kernel {
   unsigned block_x = 128;
   unsigned num_ctas = 1;
   unsigned shared = 0;
+  unsigned max_dynamic_shared = 0;  // what a launch may ask for (LaunchConfig::shared_memory)
   unsigned num_attrs = 0;
   uint64_t global_scratch_size = 0;
   uint64_t profile_scratch_size = 0;
@@ -229,13 +230,19 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   const bool oversized_mode =
       meta.shared > 49152 && oversized_protocol &&
       d.cuFuncSetAttribute(k->function, kFuncSharedMemoryMode, kAllowOversizedSharedMemory) == CUDA_SUCCESS;
+  int shared_static = 0;
+  TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&shared_static, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function));
+  // Without the opt-in a launch may ask for the 48 KB default, less what the function holds statically.
+  int max_dynamic = std::max(0, 49152 - shared_static);
   if (meta.shared > 49152 && !oversized_mode) {
-    int shared_static = 0;
-    TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&shared_static, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function));
     TRITON_JIT_CU_CHECK(d.cuFuncSetCacheConfig(k->function, CU_FUNC_CACHE_PREFER_SHARED));
     TRITON_JIT_CU_CHECK(d.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              shared_optin - shared_static));
+    max_dynamic = shared_optin - shared_static;
+  } else if (oversized_mode) {
+    max_dynamic = shared_limit - shared_static;
   }
+  k->max_dynamic_shared = static_cast<unsigned>(std::max(max_dynamic, meta.shared));
   if (meta.num_ctas == 16) {
     TRITON_JIT_CU_CHECK(d.cuFuncSetAttribute(k->function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
   }
@@ -280,6 +287,12 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
 namespace {
 
 
+[[noreturn]] __attribute__((noinline, cold)) void throw_shared(const CudaBackend::Kernel& k, const LaunchConfig& c) {
+  throw ValueError(fmt::format("{}: LaunchConfig::shared_memory asks for {} bytes of dynamic shared memory; on device {} "
+                               "this kernel may take at most {} (it needs {})",
+                               k.name, c.shared_memory, k.device, k.max_dynamic_shared, k.shared));
+}
+
 [[noreturn]] __attribute__((noinline, cold)) void throw_grid(const CudaBackend::Kernel& k, const LaunchConfig& c) {
   throw ValueError(fmt::format("{}: grid ({}, {}, {}) with num_ctas={} is over the device's limits: grid x times "
                                "num_ctas at most 2147483647, grid y and z at most 65535",
@@ -310,6 +323,7 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
   if (uint64_t{c.grid[0]} * k.num_ctas > 0x7FFFFFFFu || c.grid[1] > 65535 || c.grid[2] > 65535) [[unlikely]] {
     throw_grid(k, c);
   }
+  if (c.shared_memory > static_cast<int64_t>(k.max_dynamic_shared)) [[unlikely]] throw_shared(k, c);
   const Driver& d = driver();
 
   scratch_cells[0] = 0;
