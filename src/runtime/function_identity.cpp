@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
+#include "cache/bundle.h"
 #include "common/env.h"
+#include "common/hash.h"
 #include "compiler/paths.h"
 #include "triton_jit/errors.h"
 
@@ -32,6 +35,22 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
     out += p;
   }
   return out;
+}
+
+// A kernel whose file is not here (a deployment that ships a bundle, not its sources): a bundle
+// holding its signature serves it by its portable identity, the file's name and the function,
+// as it would serve the same file found elsewhere. No source is checked against the bundle's
+// (there is none); compiling it, for a variant the bundle lacks, fails naming the file.
+std::optional<ResolvedFunction> bundled_only(std::string_view spec, std::string_view name,
+                                             const std::vector<std::string>& search_path) {
+  const std::string function(name);
+  const std::string portable = fmt::format("{}::{}", fs::path(spec).filename().string(), function);
+  const std::string bundle_dir = digest(portable).hex();
+  if (!find_bundle_entry(bundle_dir + "/signature")) return std::nullopt;
+  ResolvedFunction r;
+  r.id = make_identity(fmt::format("bundle:{}", portable), portable, function, "");
+  r.location = KernelLocation{std::string(spec), "", function, search_path};
+  return r;
 }
 
 }  // namespace
@@ -69,10 +88,14 @@ ResolvedFunction resolve_function(std::string_view spec, std::string_view name,
       }
     }
     if (found.empty()) {
+      if (auto bundled = bundled_only(spec, name, search_path)) return *bundled;
       throw LookupError(fmt::format("{}: kernel file '{}' not found (searched: {})", name, spec, join(bases, ", ")));
     }
   }
-  if (found.empty()) throw LookupError(fmt::format("{}: kernel file '{}' not found", name, spec));
+  if (found.empty()) {
+    if (auto bundled = bundled_only(spec, name, search_path)) return *bundled;
+    throw LookupError(fmt::format("{}: kernel file '{}' not found", name, spec));
+  }
   std::error_code ec;
   const fs::path real = fs::canonical(found, ec);
   if (ec) throw LookupError(fmt::format("{}: kernel file '{}' cannot be resolved ({})", name, spec, ec.message()));

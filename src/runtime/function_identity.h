@@ -17,8 +17,9 @@ struct ResolvedFunction {
 };
 
 // spec: a .py file (absolute, or relative to the search path and then the working directory),
-// or "package.module:function" (then `name` may be empty). Throws LookupError naming what was
-// searched when the file does not exist, or when no function name is given.
+// or "package.module:function" (then `name` may be empty). A file that does not exist is still
+// resolved when a bundle holds the function under the file's name; otherwise LookupError naming
+// what was searched, as when no function name is given.
 ResolvedFunction resolve_function(std::string_view spec, std::string_view name,
                                   const std::vector<std::string>& search_path);
 

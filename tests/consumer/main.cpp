@@ -1,12 +1,13 @@
 // Compiles a kernel through an installed (or embedded) triton_jit and prints the variant; on a
-// machine with a GPU the same call would launch it.
+// machine with a GPU the same call would launch it. An argument names the kernel's file in place
+// of the source tree's (a deployment's path, where the file may not be).
 #include <triton_jit/triton_jit.h>
 
 #include <cstdio>
 
-int main() {
+int main(int argc, char** argv) {
   try {
-    auto& scale = triton_jit::TritonJITFunction::get_instance(CONSUMER_KERNEL, "scale");
+    auto& scale = triton_jit::TritonJITFunction::get_instance(argc > 1 ? argv[1] : CONSUMER_KERNEL, "scale");
     alignas(16) static float host[256];
     auto ptr = triton_jit::device_pointer(host, triton_jit::DType::kFloat32);
     triton_jit::LaunchConfig config;

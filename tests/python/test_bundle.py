@@ -66,9 +66,22 @@ def test_program_with_an_embedded_bundle_needs_no_python_or_source(bundle, tmp_p
     shutil.rmtree(copy)  # only the embedded copy is left
     env = dict(ENV, TRITON_JIT_CACHE_DIR=str(tmp_path / "empty"), TRITON_JIT_TARGET="cuda:90",
                TRITON_JIT_OFFLINE="1", PYTHONHOME="/nonexistent", TRITON_JIT_LIBPYTHON="/nonexistent")
-    out = run(str(build / "consumer"), env=env).stdout
+    # and the kernel's source is not deployed either: the consumer names a path where nothing is
+    out = run(str(build / "consumer"), str(tmp_path / "not-deployed" / "scale.py"), env=env).stdout
     assert "variant: scale x_ptr: *fp32:16, out_ptr: *fp32:16, factor: fp32, n: i32:16, BLOCK=256 for cuda:90" in out
     assert not cache_entries.files(tmp_path / "empty", "")  # nothing was compiled or written
+
+
+def test_a_bundle_serves_a_kernel_whose_file_is_gone(bundle, tmp_path):
+    # The kernel's .py is deployed nowhere: the bundle (a directory, then embedded) still serves
+    # the path the program names, offline and without Python.
+    gone = tmp_path / "deployed" / "scale.py"
+    env = dict(ENV, TRITON_JIT_BUNDLE_PATH=str(bundle), TRITON_JIT_CACHE_DIR=str(tmp_path / "empty"),
+               TRITON_JIT_TARGET="cuda:90", TRITON_JIT_OFFLINE="1", PYTHONHOME="/nonexistent")
+    out = json.loads(run(PROBE, str(gone), "scale", env=env).stdout)
+    assert out["compiles"] == 0 and not out["libpython"]
+    missing = run(PROBE, str(gone), "scale", env=dict(env, TRITON_JIT_BUNDLE_PATH=str(tmp_path / "none")), check=False)
+    assert missing.returncode != 0 and "kernel file" in missing.stderr and "not found" in missing.stderr
 
 
 def test_a_bundle_built_from_another_source_is_not_used_while_online(bundle, tmp_path):
