@@ -96,13 +96,17 @@ nlohmann::json tagged(const ArgSlot& s) {
   }
 }
 
-ArgSlot python_heuristic(Impl& f, const HeuristicSpec& h, const PreparedCall& call) {
+// `why`: what the program could not do for this call (NeedsPython), "" for a heuristic the
+// compile script could not translate (h.untranslated says why).
+ArgSlot python_heuristic(Impl& f, const HeuristicSpec& h, const PreparedCall& call, const std::string& why = "") {
+  const std::string& reason = why.empty() ? h.untranslated : why;
   if (hot_settings().offline.load(std::memory_order_relaxed)) {
     throw Error(fmt::format("{}: heuristic '{}' needs Python ({}), and Python is not used in offline mode", f.sig.name,
-                            h.name, h.untranslated));
+                            h.name, reason));
   }
   if (!f.python_heuristics_noted.exchange(true)) {
-    log(LogLevel::kInfo, "{}: heuristic '{}' runs in Python on every call: {}", f.sig.name, h.name, h.untranslated);
+    log(LogLevel::kInfo, "{}: heuristic '{}' runs in Python {}: {}", f.sig.name, h.name,
+        why.empty() ? "on every call" : "for calls like this one", reason);
   }
   const std::string result =
       compiler_bridge().evaluate_heuristic(f.location, h.decorator, h.name, arguments_json(f.sig, call));
@@ -234,7 +238,15 @@ void run_decorators(Impl& f, PreparedCall& call, std::size_t first_step, int dev
     }
     for (std::size_t k = step.first; k < step.first + step.count; ++k) {
       const HeuristicSpec& h = sig.heuristics[k];
-      call.slots[h.param] = h.program ? h.program->evaluate(call.slots, sig.name, h.name) : python_heuristic(f, h, call);
+      if (!h.program) {
+        call.slots[h.param] = python_heuristic(f, h, call);
+      } else {
+        try {
+          call.slots[h.param] = h.program->evaluate(call.slots, sig.name, h.name);
+        } catch (const NeedsPython& e) {
+          call.slots[h.param] = python_heuristic(f, h, call, e.what());
+        }
+      }
       if (h.param >= sig.params.size()) [[unlikely]] set_option(sig, h, call);
     }
   }

@@ -113,7 +113,17 @@ struct Context {
   [[noreturn]] __attribute__((noinline, cold)) void overflow() const {
     value_error("an integer beyond 64 bits (Python would have used a big int; triton_jit refuses it)");
   }
+  [[noreturn]] __attribute__((noinline, cold)) void needs_python(const std::string& what) const {
+    throw NeedsPython(what);  // python_heuristic() names the kernel and the heuristic
+  }
   [[noreturn]] __attribute__((noinline, cold)) void operands(const char* op, const Value& a, const Value& b) const {
+    // What Python does with strings: "a" + "b", "ab" * 3, "%d" % n; the program computes none of it
+    const bool strings = a.kind == Value::kStr && b.kind == Value::kStr;
+    const std::string_view symbol(op);
+    if ((symbol == "+" && strings) || (symbol == "%" && a.kind == Value::kStr) ||
+        (symbol == "*" && ((a.kind == Value::kStr && b.intlike()) || (b.kind == Value::kStr && a.intlike())))) {
+      needs_python(fmt::format("'{}' of '{}' and '{}'", op, type_name(a), type_name(b)));
+    }
     type_error(fmt::format("unsupported operand type(s) for {}: '{}' and '{}'", op, type_name(a), type_name(b)));
   }
 };
@@ -205,6 +215,7 @@ bool ordered(const Context& c, Op op, const Value& a, const Value& b) {
   const char* names[] = {"<", "<=", ">", ">="};
   const int index = static_cast<int>(op) - static_cast<int>(Op::kLt);
   if (!a.number() || !b.number()) {
+    if (a.kind == Value::kStr && b.kind == Value::kStr) c.needs_python(fmt::format("'{}' of two strings", names[index]));
     c.type_error(fmt::format("'{}' not supported between instances of '{}' and '{}'", names[index], type_name(a),
                              type_name(b)));
   }
@@ -379,10 +390,12 @@ Value call(const Context& c, Op op, Value* args, int n) {
     case Op::kToInt:
       if (x.intlike()) return Value::integer(x.i);
       if (x.kind == Value::kFloat) return Value::integer(to_int(c, x.f));
+      if (x.kind == Value::kStr) c.needs_python("int() of a string");
       c.type_error(fmt::format("int() argument must be a string, a bytes-like object or a real number, not '{}'",
                                type_name(x)));
     case Op::kToFloat:
       if (x.number()) return Value::real(x.as_double());
+      if (x.kind == Value::kStr) c.needs_python("float() of a string");
       c.type_error(fmt::format("float() argument must be a string or a real number, not '{}'", type_name(x)));
     case Op::kToBool: return Value::boolean(truthy(x));
     case Op::kNextPowerOf2: {

@@ -13,8 +13,17 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "triton_jit/arguments.h"
+#include "triton_jit/errors.h"
 
 namespace triton_jit::detail {
+
+// Thrown by evaluate() for an operation Python performs on string arguments and the program does
+// not (ordering, concatenation or repetition of strings, `%` formatting, int() or float() of a
+// string): whose types the translator could not know at load. The call then asks Python.
+class NeedsPython : public Error {
+ public:
+  using Error::Error;
+};
 
 class HeuristicProgram {
  public:
@@ -23,7 +32,7 @@ class HeuristicProgram {
   static HeuristicProgram parse(const nlohmann::json& program, std::size_t num_params);
 
   // Evaluates with the call's arguments (one slot per kernel parameter). Throws ValueError or
-  // TypeError "<kernel>: heuristic '<name>': <what Python would have raised>".
+  // TypeError "<kernel>: heuristic '<name>': <what Python would have raised>", or NeedsPython.
   ArgSlot evaluate(const ArgSlot* params, const std::string& kernel, const std::string& name) const;
 
   std::size_t size() const noexcept { return size_; }

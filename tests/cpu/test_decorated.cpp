@@ -252,6 +252,23 @@ TEST(Decorated, AHeuristicOutsideTheSubsetRunsInPython) {
   triton_jit::set_offline(false);
 }
 
+TEST(Decorated, StringOperationsOnArgumentsAreComputedByPythonNotRefused) {
+  auto& f = kernel("string_heuristics");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto v = f.warmup(LaunchConfig{}, x, x, 100, std::string_view("relu"), std::string_view("_tagged"));
+  EXPECT_NE(v.signature.find("TAGGED='relu_tagged'"), std::string::npos) << v.signature;
+  EXPECT_NE(v.signature.find("LATE=True"), std::string::npos) << v.signature;
+  v = f.warmup(LaunchConfig{}, x, x, 100, std::string_view("gelu"), std::string_view("h"));
+  EXPECT_NE(v.signature.find("LATE=False"), std::string::npos) << v.signature;
+  triton_jit::set_offline(true);
+  auto message = error_of([&] { f.warmup(LaunchConfig{}, x, x, 100, std::string_view("silu"), std::string_view("x")); });
+  EXPECT_NE(message.find("string_heuristics: heuristic 'TAGGED' needs Python ('+' of 'str' and 'str'), and Python is "
+                         "not used in offline mode"),
+            std::string::npos)
+      << message;
+  triton_jit::set_offline(false);
+}
+
 // Note [Decorated call memo]: a repeated call takes what the decorators set from the memo; it
 // must be what they would set now, for every argument value, and after a config is forced.
 TEST(DecoratedMemo, RepeatedCallsGetWhatTheDecoratorsWouldSet) {

@@ -94,3 +94,17 @@ def activated(x_ptr, out_ptr, n, ACTIVATION: tl.constexpr, BLOCK: tl.constexpr):
     if ACTIVATION == "relu":
         x = tl.maximum(x, 0.0)
     tl.store(out_ptr + offsets, x, mask=offsets < n)
+
+
+@triton.heuristics({"TAGGED": lambda args: args["MODE"] + args["SUFFIX"],
+                    "LATE": lambda args: args["MODE"] > args["SUFFIX"]})
+@triton.jit
+def string_heuristics(x_ptr, out_ptr, n, MODE: tl.constexpr, SUFFIX: tl.constexpr, TAGGED: tl.constexpr,
+                      LATE: tl.constexpr):
+    """Heuristics over string arguments whose types the translator cannot know at load: it
+    translates them, and a call whose values are strings (concatenation, ordering) asks Python."""
+    offsets = tl.program_id(0) * 128 + tl.arange(0, 128)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    if LATE:
+        x = x * 2
+    tl.store(out_ptr + offsets, x, mask=offsets < n)
