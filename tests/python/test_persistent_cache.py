@@ -110,6 +110,35 @@ def test_changed_kernel_source_is_a_miss(tmp_path, kernel):
     assert compiles(cache, kernel) == 1
 
 
+GENERATED = '''import linecache
+
+import triton
+import triton.language as tl
+
+# A kernel made from a string, as code generators write them: its code's file is "<generated>",
+# whose text is this module's.
+SOURCE = """
+@triton.jit
+def scale(x_ptr, out_ptr, factor, n, BLOCK: tl.constexpr = 256):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor * MULTIPLIER, mask=mask)
+"""
+linecache.cache["<generated>"] = (len(SOURCE), None, SOURCE.splitlines(True), "<generated>")
+exec(compile(SOURCE, "<generated>", "exec"), globals())
+'''
+
+
+def test_edited_string_of_a_kernel_made_by_exec_is_a_miss(tmp_path):
+    kernel = tmp_path / "generated.py"
+    kernel.write_text(GENERATED.replace("MULTIPLIER", "2"))
+    cache = tmp_path / "cache"
+    assert compiles(cache, kernel) == 1
+    assert compiles(cache, kernel) == 0
+    kernel.write_text(GENERATED.replace("MULTIPLIER", "3"))
+    assert compiles(cache, kernel) == 1
+
+
 def test_changed_dependency_of_a_called_jit_function_is_a_miss(tmp_path):
     package = tmp_path / "pkg"
     shutil.copytree(os.path.join(KERNELS, "pkg"), package)

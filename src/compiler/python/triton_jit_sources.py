@@ -437,6 +437,15 @@ class Dependencies:
         if _user_module(module):
             self.add_file(_module_file(module))
 
+    def add_code(self, func, module):
+        """The file a function's code was read from; for code made by exec() or compile() of a
+        string ("<string>"), the file of the module that made it, whose text holds that string."""
+        path = self.code_file(func)
+        if path is not None:
+            self.add_file(path)
+        elif module is not None:
+            self.add_module(module)
+
     # -- where a module's global name comes from
     def import_map(self, module):
         name = module.__name__
@@ -514,8 +523,8 @@ class Dependencies:
         if id(fn) in self.seen or not hasattr(fn, "fn"):
             return
         self.seen.add(id(fn))
-        self.add_file(self.code_file(fn.fn))
         module = sys.modules.get(getattr(fn.fn, "__module__", None))
+        self.add_code(fn.fn, module)
         scope = dict(fn.fn.__globals__)
         if fn.fn.__closure__:
             scope.update(zip(fn.fn.__code__.co_freevars, (c.cell_contents for c in fn.fn.__closure__)))
@@ -529,8 +538,8 @@ class Dependencies:
         if id(func) in self.seen or _framework(getattr(func, "__module__", None)):
             return
         self.seen.add(id(func))
-        self.add_file(self.code_file(func))
         module = sys.modules.get(getattr(func, "__module__", None))
+        self.add_code(func, module)
         scope = func.__globals__
         codes = [func.__code__]
         names = set()
