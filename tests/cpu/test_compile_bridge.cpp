@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <ctime>
@@ -446,6 +447,79 @@ TEST(Fork, ChildCompilesAfreshWhatTheParentWasCompiling) {
   compiling.join();
   EXPECT_TRUE(in_flight) << "the compile finished before the fork; the test proved nothing";
   EXPECT_EQ(f.stats().compiles, 1u);
+}
+
+namespace {
+
+// Runs `body` in a forked child and says how it ended: "exit N", "signal N" or "hung".
+template <class Body>
+std::string run_in_child(Body body, int timeout_s) {
+  pid_t child = fork();
+  if (child == 0) _exit(body());
+  if (child < 0) return "fork failed";
+  int status = -1;
+  for (int waited = 0; waited < timeout_s * 10; ++waited) {
+    if (waitpid(child, &status, WNOHANG) == child) {
+      return WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                               : "signal " + std::to_string(WTERMSIG(status));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  return "hung";
+}
+
+// A compile the child must do itself: a salt no run has used, and no disk cache.
+int compile_in_child() {
+  try {
+    triton_jit::set_cache_dir("");
+    auto& f = TritonJITFunction::get_instance(kernel("slow_compile.py"), "slow");
+    const int64_t salt = static_cast<int64_t>(std::chrono::steady_clock::now().time_since_epoch().count() ^ getpid());
+    auto v = f.warmup(sm90(), aligned_f32(), aligned_f32(), 4096, 2, 256, salt);
+    return v.cubin.empty() ? 2 : 0;
+  } catch (const triton_jit::Error& e) {
+    std::fprintf(stderr, "child: %s\n", e.what());
+    return 3;  // a clear error is acceptable; an abort is not
+  }
+}
+
+}  // namespace
+
+// Issue: a fork() while another thread was inside Python importing a kernel module left a child
+// that aborted ("init_threadstate: thread state already initialized") the first time it needed
+// Python, and so did a fork inside that child.
+TEST(Fork, ChildOfAForkDuringAnImportCompilesAndForksAgain) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer runtime cannot fork a multithreaded process that compiles in the child";
+#endif
+  std::atomic<bool> imported{false};
+  std::thread importing([&] {
+    auto& f = TritonJITFunction::get_instance(kernel("slow_import.py"), "copy");
+    f.warmup(sm90(), aligned_f32(), aligned_f32(), 4096, 256);
+    imported = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));  // inside the module's import
+  const bool in_import = !imported;
+  const std::string child = run_in_child(
+      [] {
+        const int first = compile_in_child();
+        if (first != 0) return first;
+        try {  // the module whose import the fork interrupted: imported afresh in the child
+          auto& f = TritonJITFunction::get_instance(kernel("slow_import.py"), "copy");
+          if (f.warmup(sm90(), aligned_f32(), aligned_f32(), 4096, 256).cubin.empty()) return 5;
+        } catch (const triton_jit::Error& e) {
+          std::fprintf(stderr, "child: %s\n", e.what());
+          return 6;
+        }
+        const std::string grandchild = run_in_child([] { return compile_in_child(); }, 240);
+        if (grandchild != "exit 0") std::fprintf(stderr, "grandchild: %s\n", grandchild.c_str());
+        return grandchild == "exit 0" ? 0 : 4;
+      },
+      300);
+  importing.join();
+  EXPECT_TRUE(in_import) << "the import finished before the fork; the test proved nothing";
+  EXPECT_EQ(child, "exit 0");
 }
 
 TEST(Compile, TupleArgumentsAreSpecialisedElementByElement) {

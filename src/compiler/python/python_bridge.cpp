@@ -91,6 +91,10 @@ void start_interpreter(const BridgeConfig& config) {
 // thread that forks while holding the GIL is a Python thread using os.fork(), which does this
 // itself. These handlers are registered after the core's, so they run before the core locks
 // its own mutexes (no thread holds those while it waits for the GIL).
+// In the child the forking thread's state is then the interpreter's only one, and it is kept for
+// good. Released, it would leave the interpreter with none, and the next thread state would reuse
+// the one the interpreter made at start (the thread that started it may be gone in the child),
+// which CPython 3.11 and 3.12 never reset: "init_threadstate: thread state already initialized".
 thread_local PyGILState_STATE t_fork_gil;
 thread_local bool t_fork_prepared = false;
 
@@ -110,6 +114,7 @@ void after_fork_child() {
   if (!t_fork_prepared) return;
   t_fork_prepared = false;
   PyOS_AfterFork_Child();
+  (void)PyGILState_Ensure();  // never released: pins this thread's state (see the note)
   PyGILState_Release(t_fork_gil);
 }
 
