@@ -80,7 +80,10 @@ CompileOptions CompileOptions::for_call(LaunchConfig& config) const {
   CompileOptions out;
   out.items_ = items_;
   out.digest_ = digest_;
-  for (const auto& [name, literal] : extra) {
+  for (const auto& option : extra) {
+    // Named references, not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& name = option.first;
+    const std::string& literal = option.second;
     const bool truth = literal == "True" || literal == "true";
     const bool falsity = literal == "False" || literal == "false";
     const std::optional<int64_t> integer = parse_integer(literal);
