@@ -223,7 +223,9 @@ std::string serialize_tuning(const TuningEntry& entry) {
   header["configs"] = entry.configs;
   json times = json::array();
   for (double ms : entry.milliseconds) times.push_back(std::isfinite(ms) ? json(ms) : json(nullptr));
-  return frame("tuning", header, json{{"config", entry.config}, {"milliseconds", times}}.dump());
+  json body{{"config", entry.config}, {"milliseconds", times}};
+  if (!entry.kept.empty()) body["kept"] = entry.kept;
+  return frame("tuning", header, body.dump());
 }
 
 std::optional<SignatureEntry> parse_signature(std::string_view bytes, std::string& error) {
@@ -297,12 +299,32 @@ std::optional<TuningEntry> parse_tuning(std::string_view bytes, std::string& err
     }
     json body = json::parse(payload, nullptr, /*allow_exceptions=*/false);
     if (!body.is_object() || !body.contains("config") || !body["config"].is_number_unsigned() ||
-        !body.contains("milliseconds") || !body["milliseconds"].is_array() || body["milliseconds"].size() > 4096 ||
-        body["config"].get<uint64_t>() >= body["milliseconds"].size()) {
+        !body.contains("milliseconds") || !body["milliseconds"].is_array() || body["milliseconds"].size() > 4096) {
       error = "the choice does not parse";
       return std::nullopt;
     }
-    entry.config = static_cast<int>(body["config"].get<uint64_t>());
+    const uint64_t config = body["config"].get<uint64_t>();
+    if (auto kept = body.find("kept"); kept != body.end()) {  // a prune's result
+      if (!kept->is_array() || kept->empty() || kept->size() > 4096) {
+        error = "the kept configs do not parse";
+        return std::nullopt;
+      }
+      for (const auto& k : *kept) {
+        if (!k.is_number_unsigned() || k.get<uint64_t>() >= 4096) {
+          error = "the kept configs do not parse";
+          return std::nullopt;
+        }
+        entry.kept.push_back(static_cast<int>(k.get<uint64_t>()));
+      }
+      if (config != static_cast<uint64_t>(entry.kept.front()) || !body["milliseconds"].empty()) {
+        error = "the kept configs do not parse";
+        return std::nullopt;
+      }
+    } else if (config >= body["milliseconds"].size()) {
+      error = "the choice does not parse";
+      return std::nullopt;
+    }
+    entry.config = static_cast<int>(config);
     for (const auto& ms : body["milliseconds"]) {
       if (!ms.is_null() && !ms.is_number()) {
         error = "the choice does not parse";

@@ -67,7 +67,13 @@ struct TuningEntry {
   std::string configs;        // digest of the configs it chose among
   int config = -1;            // the choice
   std::vector<double> milliseconds;  // per config, as measured (infinity: it failed)
+  // A prune's result instead of a choice (device kPruneRecord): the configs prune_configs_by kept,
+  // best first; `config` is the first and `milliseconds` is empty.
+  std::vector<int> kept;
 };
+
+// The device field of a stored prune result: not the name of any device.
+inline constexpr const char* kPruneRecord = "prune_configs_by";
 
 std::string serialize_signature(const SignatureEntry& entry);
 std::string serialize_tuning(const TuningEntry& entry);

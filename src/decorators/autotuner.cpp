@@ -250,7 +250,7 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
   const auto started = Clock::now();
   const std::size_t after = autotune_step(f.sig) + 1;
   std::vector<std::unique_ptr<Trial>> trials;
-  for (int c : candidate_configs(f, call)) {
+  for (int c : candidate_configs(f, call, device)) {
     auto t = std::make_unique<Trial>();
     t->config = c;
     prepare_trial(f, call, after, device, *t);
@@ -464,11 +464,35 @@ std::optional<AutotuneChoice> known_choice(Impl& f, const PreparedCall& call, in
   return std::nullopt;
 }
 
-std::vector<int> candidate_configs(Impl& f, const PreparedCall& call) {
+// Note [Persisted prunes]
+// Triton's Autotuner runs prune_configs_by once per tuning key, when it tunes that key. Its
+// result is stored like the key's choice (same key, the configs' digest, device kPruneRecord), so
+// that a later process, offline or without a GPU to tune on, warms up the same configs without
+// Python; a bundle recorded while pruning carries it too.
+std::vector<int> candidate_configs(Impl& f, const PreparedCall& call, int device) {
   const AutotuneSpec& a = *f.sig.autotune;
   std::vector<int> all;
   for (std::size_t i = 0; i < a.configs.size(); ++i) all.push_back(static_cast<int>(i));
   if (!a.prune) return all;
+  VariantKey key;
+  tuning_key(f.sig, call, device, key);
+  const bool offline = hot_settings().offline.load(std::memory_order_relaxed);
+  auto in_range = [&](const std::vector<int>& kept) {
+    return !kept.empty() && std::all_of(kept.begin(), kept.end(), [&](int i) {
+      return i >= 0 && static_cast<std::size_t>(i) < a.configs.size();
+    });
+  };
+  if (auto stored = load_tuning(f.id, persisted_key(key), kPruneRecord, a.configs_digest, offline);
+      stored && in_range(stored->entry.kept)) {
+    record_bundle_entry(f.id.bundle_dir, tuning_file_name(stored->entry.key, kPruneRecord, a.configs_digest),
+                        serialize_tuning(stored->entry), f.sig.name);
+    return stored->entry.kept;
+  }
+  if (offline) {
+    throw Error(fmt::format("{}: prune_configs_by runs in Python, which offline mode does not use, and no cache or "
+                            "bundle holds its result for key ({}); warm up or tune that key once with compiling on",
+                            f.sig.name, tuning_key_text(f.sig, call)));
+  }
   const std::string kept = compiler_bridge().prune_configs(f.location, a.decorator, arguments_json(f.sig, call));
   auto j = nlohmann::json::parse(kept, nullptr, false);
   std::vector<int> out;
@@ -478,6 +502,13 @@ std::vector<int> candidate_configs(Impl& f, const PreparedCall& call) {
     }
   }
   if (out.empty()) throw Error(fmt::format("{}: prune_configs_by kept no config", f.sig.name));
+  Provenance provenance = f.provenance;
+  provenance.environment = compiler_environment_digest();
+  TuningEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)}, persisted_key(key),
+                    kPruneRecord, a.configs_digest, out.front(), {}, out};
+  store_tuning(f.id, entry);
+  record_bundle_entry(f.id.bundle_dir, tuning_file_name(entry.key, kPruneRecord, entry.configs), serialize_tuning(entry),
+                      f.sig.name);
   return out;
 }
 

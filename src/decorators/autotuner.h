@@ -20,8 +20,9 @@ int choose_config(TritonJITFunction::Impl& f, const PreparedCall& call, int devi
 // cache's or a bundle's. nullopt when nothing is.
 std::optional<AutotuneChoice> known_choice(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
 
-// The configs worth trying for a call: every one, or those prune_configs_by keeps (Python).
-std::vector<int> candidate_configs(TritonJITFunction::Impl& f, const PreparedCall& call);
+// The configs worth trying for a call: every one, or those prune_configs_by keeps (Python, once
+// per tuning key; the result persists beside the key's choice, see Note [Persisted prunes]).
+std::vector<int> candidate_configs(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
 
 // A copy of a prepared call (its bound slots and configuration).
 void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCall& to);

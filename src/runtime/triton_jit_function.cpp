@@ -447,7 +447,7 @@ VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot*
   if (auto known = detail::known_choice(f, *call, device)) {
     configs = {known->config};
   } else {
-    configs = detail::candidate_configs(f, *call);
+    configs = detail::candidate_configs(f, *call, device);
   }
   std::optional<VariantInfo> first;
   for (int c : configs) {

@@ -121,3 +121,37 @@ TEST(EntryFormat, RandomBytesNeverThrow) {
     EXPECT_NO_THROW(parse_signature(bytes, error));
   }
 }
+
+TEST(EntryFormat, APrunesKeptConfigsReadBackInOrderAndDamageIsAReason) {
+  TuningEntry prune;
+  prune.header = sample().header;
+  prune.key = {3, 1024};
+  prune.device = kPruneRecord;
+  prune.configs = std::string(32, 'd');
+  prune.kept = {4, 0, 2};
+  prune.config = 4;
+  std::string error;
+  auto back = parse_tuning(serialize_tuning(prune), error);
+  ASSERT_TRUE(back.has_value()) << error;
+  EXPECT_EQ(back->kept, prune.kept);
+  EXPECT_EQ(back->config, 4);
+  EXPECT_TRUE(back->milliseconds.empty());
+  EXPECT_EQ(back->device, kPruneRecord);
+
+  TuningEntry choice = prune;  // a choice without `kept` still needs a time per config
+  choice.kept.clear();
+  choice.device = "NVIDIA H200";
+  EXPECT_FALSE(parse_tuning(serialize_tuning(choice), error).has_value());
+  EXPECT_EQ(error, "the choice does not parse");
+
+  TuningEntry disagreeing = prune;  // `config` must be the first kept
+  disagreeing.config = 0;
+  EXPECT_FALSE(parse_tuning(serialize_tuning(disagreeing), error).has_value());
+  EXPECT_EQ(error, "the kept configs do not parse");
+
+  TuningEntry out_of_range = prune;
+  out_of_range.kept = {5000};
+  out_of_range.config = 5000;
+  EXPECT_FALSE(parse_tuning(serialize_tuning(out_of_range), error).has_value());
+  EXPECT_EQ(error, "the kept configs do not parse");
+}
