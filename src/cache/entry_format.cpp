@@ -132,7 +132,8 @@ json header_json(const EntryHeader& h) {
            {{"version", h.provenance.triton_version},
             {"dir", h.provenance.triton_dir},
             {"fingerprint", h.provenance.triton_fingerprint}}},
-          {"environment", h.provenance.environment}};
+          {"environment", h.provenance.environment},
+          {"values", h.provenance.values}};
 }
 
 bool read_header(const json& j, EntryHeader& h, std::string& error) {
@@ -141,6 +142,7 @@ bool read_header(const json& j, EntryHeader& h, std::string& error) {
       !f.text("environment", h.provenance.environment)) {
     return false;
   }
+  if (j.contains("values") && !f.text("values", h.provenance.values)) return false;
   const json* triton = f.object("triton");
   if (triton == nullptr) return false;
   Fields t(*triton, error);

@@ -35,6 +35,10 @@ struct Provenance {
   std::string triton_dir;          // the Triton package that compiled
   std::string triton_fingerprint;  // of that installation (see triton_fingerprint())
   std::string environment;         // digest of Triton's environment knobs
+  // The values the kernel read that were computed at import, as the compile script reports them
+  // (JSON: [[module, name, fingerprint], ...]; "[]" when every value is pinned by `sources`).
+  // "" for an entry written before they were recorded: nothing says which values it was built with.
+  std::string values;
 };
 
 // Fields every entry carries.

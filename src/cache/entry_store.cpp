@@ -190,6 +190,18 @@ std::string stale_reason(const Provenance& p, bool check_environment) {
   return "";
 }
 
+namespace {
+
+// Why an entry built with other values computed at import than the signature's may not serve
+// ("" when it may).
+std::string values_reason(const FunctionIdentity& id, const Provenance& p) {
+  if (p.values == id.values) return "";
+  return p.values.empty() ? "it predates the recording of values computed at import"
+                          : "it was built with other values computed at import";
+}
+
+}  // namespace
+
 std::optional<LoadedSignature> load_signature(const FunctionIdentity& id, bool offline) {
   const std::string file = "signature";
   std::string error;
@@ -234,6 +246,8 @@ std::optional<LoadedVariant> load_variant(const FunctionIdentity& id, const Vari
     } else if (entry->header.portable != id.portable || entry->key != words) {
       log(LogLevel::kWarn, "{}: bundle entry '{}/{}' belongs to another kernel or variant; ignoring it", id.label,
           id.bundle_dir, file);
+    } else if (std::string why = values_reason(id, entry->header.provenance); !why.empty()) {
+      log(LogLevel::kInfo, "{}: bundle entry '{}/{}' does not serve ({})", id.label, id.bundle_dir, file, why);
     } else if (bundle_usable(id, entry->header, offline, "variant")) {
       return LoadedVariant{std::move(*entry), EntrySource::kBundle};
     }
@@ -253,7 +267,8 @@ std::optional<LoadedVariant> load_variant(const FunctionIdentity& id, const Vari
     remove_damaged(id, file, "it holds another variant");
     return std::nullopt;
   }
-  if (std::string why = stale_reason(entry->header.provenance, true); !why.empty()) {
+  if (std::string why = stale_reason(entry->header.provenance, true);
+      !why.empty() || !(why = values_reason(id, entry->header.provenance)).empty()) {
     log(LogLevel::kInfo, "{}: cached variant is out of date ({})", id.label, why);
     return std::nullopt;
   }
@@ -280,6 +295,8 @@ std::optional<LoadedTuning> load_tuning(const FunctionIdentity& id, const std::v
     } else if (entry->header.portable != id.portable || !matches(*entry)) {
       log(LogLevel::kWarn, "{}: bundle entry '{}/{}' belongs to another kernel or key; ignoring it", id.label,
           id.bundle_dir, file);
+    } else if (std::string why = values_reason(id, entry->header.provenance); !why.empty()) {
+      log(LogLevel::kInfo, "{}: bundle entry '{}/{}' does not serve ({})", id.label, id.bundle_dir, file, why);
     } else if (bundle_usable(id, entry->header, offline, "tuning")) {
       return LoadedTuning{std::move(*entry), EntrySource::kBundle};
     }
@@ -295,7 +312,8 @@ std::optional<LoadedTuning> load_tuning(const FunctionIdentity& id, const std::v
     remove_damaged(id, file, "it belongs to another kernel or key");
     return std::nullopt;
   }
-  if (std::string why = stale_reason(entry->header.provenance, true); !why.empty()) {
+  if (std::string why = stale_reason(entry->header.provenance, true);
+      !why.empty() || !(why = values_reason(id, entry->header.provenance)).empty()) {
     log(LogLevel::kInfo, "{}: cached tuning is out of date ({})", id.label, why);
     return std::nullopt;
   }

@@ -20,6 +20,10 @@ struct FunctionIdentity {
   std::string file;      // the resolved real path of a file spec, "" for a module spec
   std::string disk_dir;    // digest of identity
   std::string bundle_dir;  // digest of portable
+  // The values computed at import (Provenance::values) that this process's signature was checked
+  // against; variants and tuning results built with others are not served. Set once, before the
+  // function is published.
+  std::string values;
 };
 FunctionIdentity make_identity(std::string identity, std::string portable, std::string label, std::string file);
 

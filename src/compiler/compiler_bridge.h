@@ -27,6 +27,7 @@ struct SourceText {
 struct Described {
   std::string json;  // see describe() in triton_jit_compile.py
   std::vector<SourceText> sources;
+  std::string values;  // what the kernel read that was computed at import (Provenance::values)
 };
 
 struct CompiledBinary {
@@ -41,6 +42,9 @@ class CompilerBridge {
   virtual ~CompilerBridge() = default;
   // The static signature. Throws LookupError or CompileError.
   virtual Described describe(const KernelLocation& where) = 0;
+  // The values the kernel reads that were computed when its modules were imported, as this
+  // process imported them (Described::values, without describing). Throws LookupError or CompileError.
+  virtual std::string imported_values(const KernelLocation& where) = 0;
   // One variant. Throws CompileError with Triton's message and traceback.
   virtual CompiledBinary compile(const KernelLocation& where, const std::string& request_json) = 0;
   // A heuristic the compile script could not translate, called in Python with the call's

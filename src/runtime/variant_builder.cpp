@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cache/bundle.h"
@@ -73,6 +76,61 @@ void check_same_sources(const Impl& f, const Provenance& compiled) {
       }
     }
   }
+}
+
+// Note [Values computed at import]
+// A compile records, with the texts of its sources, the values the kernel read that those texts
+// do not decide (triton_jit_values.py sorts them: an environment variable, a file, the machine,
+// a function of an unrecorded module), with a fingerprint of each. Triton's runtime compiles
+// again when a global it used changes; so an entry recording such values serves a later process
+// only after that process imported the kernel's module and found the same fingerprints (once per
+// function, when its signature is loaded; variants and tuning results must then carry the same
+// values, see values_reason()). An entry that records none needs no Python. Offline nothing can
+// be imported: a bundle's entry is trusted, since whoever made the bundle vouches for it; a cache
+// entry is refused.
+std::vector<std::string> value_names(const std::string& values_json, const std::string& other_json) {
+  auto entries = [](const std::string& text) {
+    std::map<std::string, std::string> out;
+    auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_array()) return out;
+    for (const auto& item : j) {
+      if (item.is_array() && item.size() == 3 && item[0].is_string() && item[1].is_string() && item[2].is_string()) {
+        out[item[0].get<std::string>() + ":" + item[1].get<std::string>()] = item[2].get<std::string>();
+      }
+    }
+    return out;
+  };
+  const auto mine = entries(values_json), other = entries(other_json);
+  std::vector<std::string> names;
+  for (const auto& [name, fingerprint] : mine) {
+    auto it = other.find(name);
+    if (it == other.end() || it->second != fingerprint) names.push_back(name);
+  }
+  for (const auto& [name, fingerprint] : other) {
+    if (!mine.contains(name)) names.push_back(name);
+  }
+  return names;
+}
+
+bool imported_values_hold(const Impl& f, const LoadedSignature& stored, std::string_view spec) {
+  const std::string& recorded = stored.entry.header.provenance.values;
+  if (recorded == "[]") return true;
+  if (offline_now()) {
+    if (stored.source == EntrySource::kBundle) return true;
+    throw Error(fmt::format(
+        "{}: its cached signature was built with values computed when its module was imported ({}), which only "
+        "importing the module can check, and importing is disabled (offline mode). Put the kernel in a bundle "
+        "(triton_jit_aot, kernel '{}'), whose entries are trusted offline, or run once with TRITON_JIT_OFFLINE unset.",
+        f.id.label,
+        recorded.empty() ? std::string("the entry predates their recording")
+                         : fmt::format("{}", fmt::join(value_names(recorded, "[]"), ", ")),
+        spec));
+  }
+  const std::string now = compiler_bridge().imported_values(f.location);
+  if (now == recorded) return true;
+  log(LogLevel::kInfo, "{}: cached signature is out of date (values computed at import changed: {})", f.id.label,
+      recorded.empty() ? std::string("not recorded") : fmt::format("{}", fmt::join(value_names(recorded, now), ", ")));
+  return false;
 }
 
 void record(const Impl& f, const VariantKey& key, const VariantEntry& entry) {
@@ -152,6 +210,7 @@ std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, con
   Provenance provenance = provenance_of(compiled.sources, v->metadata.triton_version,
                                         triton_dir_of(compiled.metadata_json), environment);
   check_same_sources(f, provenance);
+  provenance.values = f.provenance.values;
   VariantEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)},
                      std::vector<uint64_t>(key.words, key.words + key.size),
                      v->target,
@@ -186,6 +245,7 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
     } catch (const Error& e) {
       if (stored->source == EntrySource::kDisk) discard_signature(f->id, e.what());
     }
+    if (have_signature && !imported_values_hold(*f, *stored, spec)) have_signature = false;
     if (have_signature) {
       record(*f, stored->entry);
       f->provenance = std::move(stored->entry.header.provenance);
@@ -200,11 +260,13 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
       throw CompileError(fmt::format("{}: the compile script described it wrongly: {}", f->id.label, e.what()));
     }
     f->provenance = provenance_of(described.sources, f->sig.triton_version, triton_dir_of(described.json), "");
+    f->provenance.values = std::move(described.values);
     const SignatureEntry entry{EntryHeader{f->id.identity, f->id.portable, f->sig.name, f->provenance},
                                std::move(described.json)};
     store_signature(f->id, entry);
     record(*f, entry);
   }
+  f->id.values = f->provenance.values;
   if (f->sig.autotune && !f->sig.autotune->hooks.empty()) {
     std::string hooks;
     for (const auto& h : f->sig.autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;

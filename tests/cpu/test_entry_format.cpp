@@ -155,3 +155,20 @@ TEST(EntryFormat, APrunesKeptConfigsReadBackInOrderAndDamageIsAReason) {
   EXPECT_FALSE(parse_tuning(serialize_tuning(out_of_range), error).has_value());
   EXPECT_EQ(error, "the kept configs do not parse");
 }
+
+TEST(EntryFormat, ValuesComputedAtImportReadBackAndAnOlderEntryHasNone) {
+  VariantEntry v = sample();
+  v.header.provenance.values = R"v([["k.py","FACTOR","constexpr(0x1.8p+1)"]])v";
+  std::string error;
+  auto back = parse_variant(serialize_variant(v), error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->header.provenance.values, v.header.provenance.values);
+
+  // Written before values were recorded: read as "", which no function's values equal.
+  auto older = parse_variant(reframed(serialize_variant(v), [](nlohmann::json& h) { h.erase("values"); }), error);
+  ASSERT_TRUE(older) << error;
+  EXPECT_EQ(older->header.provenance.values, "");
+
+  EXPECT_FALSE(parse_variant(reframed(serialize_variant(v), [](nlohmann::json& h) { h["values"] = 3; }), error));
+  EXPECT_NE(error.find("'values'"), std::string::npos) << error;
+}

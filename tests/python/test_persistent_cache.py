@@ -236,6 +236,112 @@ def test_edited_dependency_is_a_miss(tmp_path, case):
     assert compiles(cache, kernel, "k", *args) == 0
 
 
+# Values the kernel reads that its files' texts do not decide (computed at import): a later
+# process imports the module and compares them before it trusts an entry, as Triton's runtime
+# checks the globals a kernel used. Each case: a first process compiles, a second with nothing
+# changed compiles nothing, a third after the change compiles again, a fourth compiles nothing.
+COMPUTED = {
+    "a value read from an environment variable": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\n"
+                     "FACTOR = tl.constexpr(float(os.environ.get('KERNEL_FACTOR', '2')))\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a value imported from a module that reads a JSON file": {
+        "settings.json": '{"factor": 2.0}',
+        "config.py": "import json\nimport pathlib\n\n"
+                     "FACTOR = json.loads((pathlib.Path(__file__).parent / 'settings.json').read_text())['factor']\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nfrom config import FACTOR as F\n\n"
+                     "FACTOR = tl.constexpr(F)\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"edit": ("settings.json", "2.0", "3.0")},
+    },
+    "a value computed by a function of another module": {
+        "helpers.py": "def block():\n    return 128\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nimport helpers\n\n"
+                     "BLOCK_DEFAULT = helpers.block()\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr = BLOCK_DEFAULT):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n",
+        "change": {"edit": ("helpers.py", "128", "256")},
+        "args": ["ptr", "ptr", "i:1000"],
+        "needs_python": False,  # pinned by helpers.py's text, which is recorded
+    },
+    "autotune configs built from a JSON file by another module": {
+        "tuning.json": '{"blocks": [64]}',
+        "configs.py": "import json\nimport pathlib\n\nimport triton\n\n\ndef configs():\n"
+                      "    text = (pathlib.Path(__file__).parent / 'tuning.json').read_text()\n"
+                      "    return [triton.Config({'BLOCK': b}) for b in json.loads(text)['blocks']]\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nfrom configs import configs\n\n\n"
+                     "@triton.autotune(configs=configs(), key=['n'])\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n",
+        "change": {"edit": ("tuning.json", "64", "128")},
+        "args": ["ptr", "ptr", "i:1000"],
+    },
+}
+
+
+def write_files(directory, spec):
+    for name, text in spec.items():
+        if "." in name:
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
+            (directory / name).write_text(text)
+
+
+@pytest.mark.parametrize("case", sorted(COMPUTED))
+def test_a_changed_value_computed_at_import_is_a_miss(tmp_path, case):
+    spec = COMPUTED[case]
+    src = tmp_path / "src"
+    write_files(src, spec)
+    cache = tmp_path / "cache"
+    args = ["4"] + spec.get("args", ["ptr", "ptr", "i:1000", "i:128"])
+    kernel = str(src / "kernel.py")
+    env = {}
+    assert compiles(cache, kernel, "k", *args, env=env) == 1
+    warm, _ = probe(cache, kernel, "k", *args, env=env)
+    assert warm["compiles"] == 0 and warm["libpython"] == spec.get("needs_python", True)
+    change = spec["change"]
+    env = change.get("env", {})
+    if "edit" in change:
+        edited, old, new = change["edit"]
+        (src / edited).write_text((src / edited).read_text().replace(old, new))
+    assert compiles(cache, kernel, "k", *args, env=env) == 1
+    assert compiles(cache, kernel, "k", *args, env=env) == 0
+
+
+def test_values_computed_at_import_are_trusted_offline_only_from_a_bundle(tmp_path):
+    src = tmp_path / "src"
+    write_files(src, COMPUTED["a value read from an environment variable"])
+    kernel = src / "kernel.py"
+    args = ["4", "ptr", "ptr", "i:1000", "i:128"]
+    cache = tmp_path / "cache"
+    assert compiles(cache, kernel, "k", *args) == 1
+    offline = probe(cache, kernel, "k", *args, env={"TRITON_JIT_OFFLINE": "1", "PYTHONHOME": "/nonexistent"},
+                    check=False)
+    assert offline.returncode == 1
+    assert "values computed when its module was imported (kernel.py:FACTOR)" in offline.stderr
+    assert "bundle" in offline.stderr
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"target": "cuda:90", "kernels": [{
+        "kernel": str(kernel), "function": "k", "options": {"num_warps": 4},
+        "signatures": [["*fp32:16", "*fp32:16", "i32", 128]]}]}))
+    aot = os.path.join(BUILD, "bin", "triton_jit_aot")
+    made = subprocess.run([aot, str(manifest), "-o", str(tmp_path / "bundle")], capture_output=True, text=True,
+                          env=dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_JIT_CACHE_DIR=str(tmp_path / "aot")),
+                          timeout=600)
+    assert made.returncode == 0, made.stderr
+    served, _ = probe(tmp_path / "empty", kernel, "k", *args,
+                      env={"TRITON_JIT_OFFLINE": "1", "PYTHONHOME": "/nonexistent",
+                           "TRITON_JIT_BUNDLE_PATH": str(tmp_path / "bundle")})
+    assert served["compiles"] == 0 and not served["libpython"]
+
+
 # Defect 3: the text compiled is the text recorded, even when the file changes meanwhile. This
 # kernel rewrites its own file while it is being imported (as an editor saving during a compile
 # would): the entry must describe what was compiled, so the next process compiles the new text.

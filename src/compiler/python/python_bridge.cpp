@@ -207,12 +207,26 @@ class PythonBridge final : public CompilerBridge {
     py::gil_scoped_acquire gil;
     try {
       py::tuple result = module_->attr("describe")(where.file, where.module, where.function, where.search_path);
-      return Described{result[0].cast<std::string>(), sources_of(result[1])};
+      return Described{result[0].cast<std::string>(), sources_of(result[1]),
+                       result.size() > 2 ? result[2].cast<std::string>() : std::string("[]")};
     } catch (py::error_already_set& e) {
       throw_translated(e, where);
     } catch (const py::cast_error& e) {
       throw CompileError(fmt::format("{}: the compile script returned a malformed description ({})", where.function,
                                      e.what()));
+    }
+  }
+
+  std::string imported_values(const KernelLocation& where) override {
+    py::gil_scoped_acquire gil;
+    try {
+      return module_->attr("imported_values")(where.file, where.module, where.function, where.search_path)
+          .cast<std::string>();
+    } catch (py::error_already_set& e) {
+      throw_translated(e, where);
+    } catch (const py::cast_error& e) {
+      throw CompileError(
+          fmt::format("{}: the compile script returned malformed values ({})", where.function, e.what()));
     }
   }
 

@@ -2,9 +2,13 @@
 
 Two entry points, both called from C++ (python_bridge.cpp):
 
-    describe(file, module, function, search_path) -> (JSON text, sources)
+    describe(file, module, function, search_path) -> (JSON text, sources, values)
         The static signature of a @triton.jit function: per parameter its name, kind,
         annotation and default, plus what its decorators (autotune, heuristics) say.
+
+    imported_values(file, module, function, search_path) -> values
+        What the kernel reads that was computed when its modules were imported (see
+        triton_jit_values.py): a later process compares it with what an entry recorded.
 
     compile(file, module, function, search_path, request_json) -> (cubin, metadata JSON, sources)
         Compiles one variant with Triton's own compiler for an explicit target.
@@ -253,7 +257,11 @@ def describe(file, module, function, search_path):
         "triton_dir": triton_dir(),
         "decorators": _decorators_json(kernel),
     }
-    return json.dumps(result), kernel.sources
+    return json.dumps(result), kernel.sources, kernel.values
+
+
+def imported_values(file, module, function, search_path):
+    return load_kernel(file, module, function, list(search_path)).values
 
 
 class TensorArgument:

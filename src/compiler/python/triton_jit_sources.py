@@ -241,7 +241,9 @@ def _unwrap(obj, name):
 class _Kernel:
     def __init__(self, obj, name):
         self.fn, self.chain = _unwrap(obj, name)
-        self.sources = Dependencies(self).sources()
+        dependencies = Dependencies(self)
+        self.sources = dependencies.sources()
+        self.values = dependencies.values.text()
 
 
 def gpu_target(text):
@@ -404,9 +406,11 @@ class Dependencies:
     y`, `import x as y` and `*` imports), and of the Python functions its decorators call."""
 
     def __init__(self, kernel):
+        from triton_jit_values import ImportTimeValues
         self.files = {}
         self.seen = set()
         self.imports = {}
+        self.values = ImportTimeValues(self)
         fn = kernel.fn
         self.add_file(self.code_file(fn.fn))
         self.jit(fn)
@@ -415,7 +419,8 @@ class Dependencies:
                 self.value(value)
             for value in getattr(wrapper, "values", {}).values():
                 self.value(value)
-        self.decorators(fn)
+        self.decorators(fn, kernel.chain)
+        self.defaults(fn)
 
     def sources(self):
         return [(path, _source_bytes(path)) for path in self.files]
@@ -532,7 +537,9 @@ class Dependencies:
             tree = fn.parse() if hasattr(fn, "parse") else ast.parse(fn.src)
         except (SyntaxError, ValueError, AssertionError):
             return
-        self.walk(tree, scope, module)
+        local = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+        local.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        self.walk(tree, scope, module, local)
 
     def python(self, func):
         if id(func) in self.seen or _framework(getattr(func, "__module__", None)):
@@ -551,6 +558,7 @@ class Dependencies:
             if name in scope:
                 self.origin(module, name)
                 value = scope[name]
+                self.values.read_global(module, name, value)
                 self.value(value)
                 if isinstance(value, types.ModuleType):
                     for attr in names:
@@ -558,11 +566,12 @@ class Dependencies:
                             self.origin(value, attr)
                             self.value(getattr(value, attr))
 
-    def walk(self, tree, scope, module):
+    def walk(self, tree, scope, module, local=frozenset()):
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                if node.id in scope:
+                if node.id in scope and node.id not in local:
                     self.origin(module, node.id)
+                    self.values.read_global(module, node.id, scope[node.id])
                     self.value(scope[node.id])
             elif isinstance(node, ast.Attribute):
                 chain = []
@@ -570,11 +579,12 @@ class Dependencies:
                 while isinstance(current, ast.Attribute):
                     chain.append(current.attr)
                     current = current.value
-                if not isinstance(current, ast.Name) or current.id not in scope:
+                if not isinstance(current, ast.Name) or current.id not in scope or current.id in local:
                     continue
                 obj = scope[current.id]
                 for attr in reversed(chain):
-                    if isinstance(obj, types.ModuleType):
+                    owner = obj if isinstance(obj, types.ModuleType) else None
+                    if owner is not None:
                         self.add_module(obj)
                         self.origin(obj, attr)
                         self.add_module(sys.modules.get(f"{obj.__name__}.{attr}"))
@@ -582,23 +592,57 @@ class Dependencies:
                         obj = getattr(obj, attr)
                     except Exception:
                         break
+                    if owner is not None and _user_module(owner):
+                        self.values.read_global(owner, attr, obj)
                     self.value(obj)
 
-    def decorators(self, fn):
-        """Names in the decorator expressions of the kernel's definition."""
-        module = sys.modules.get(getattr(fn.fn, "__module__", None))
+    def definition(self, fn):
+        """The kernel's `def` in its file's text, or None."""
         path = self.code_file(fn.fn)
         try:
             tree = ast.parse(_source_bytes(path)) if path else None
         except (SyntaxError, ValueError):
-            return
+            return None
         first_line = fn.fn.__code__.co_firstlineno
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
-                lines = [node.lineno] + [d.lineno for d in node.decorator_list]
-                if first_line in lines:
-                    for decorator in node.decorator_list:
-                        self.walk(decorator, fn.fn.__globals__, module)
+                if first_line in [node.lineno] + [d.lineno for d in node.decorator_list]:
+                    return node
+        return None
+
+    def decorators(self, fn, chain):
+        """Names in the decorator expressions of the kernel's definition; what the decorators
+        were given, when an expression is computed at import rather than written out."""
+        module = sys.modules.get(getattr(fn.fn, "__module__", None))
+        node = self.definition(fn)
+        for decorator in node.decorator_list if node is not None else ():
+            self.walk(decorator, fn.fn.__globals__, module)
+            self.values.import_time_expression(decorator, module, f"@{fn.__name__}", _decorated_state(chain))
+
+    def defaults(self, fn):
+        """The kernel's parameter defaults, evaluated when it was defined."""
+        module = sys.modules.get(getattr(fn.fn, "__module__", None))
+        node = self.definition(fn)
+        if node is None:
+            return
+        positional = node.args.posonlyargs + node.args.args
+        pairs = list(zip(positional[len(positional) - len(node.args.defaults):], node.args.defaults))
+        pairs += [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None]
+        defaults = {p.name: p.default for p in getattr(fn, "params", ()) if getattr(p, "has_default", False)}
+        for arg, default in pairs:
+            self.values.import_time_expression(default, module, f"{fn.__name__}({arg.arg}=)", defaults.get(arg.arg))
+
+
+def _decorated_state(chain):
+    """What the autotune and heuristics decorators hold that a compile depends on."""
+    state = []
+    for wrapper in chain:
+        if hasattr(wrapper, "configs"):
+            state.append(("autotune", list(wrapper.configs), list(getattr(wrapper, "keys", []) or []),
+                          getattr(wrapper, "arg_names", None)))
+        else:
+            state.append(("heuristics", sorted(getattr(wrapper, "values", {}))))
+    return state
 
 
 def triton_dir():
