@@ -7,6 +7,7 @@ beyond 64 bits, even in the middle of an expression (rather than wrap): that ref
 running Python again on an int that raises there."""
 import itertools
 import json
+import linecache
 import math
 import random
 
@@ -126,14 +127,27 @@ def python_value(fn, args, bounded=False):
 
 
 def leaves_64_bits(fn, args):
-    """Whether Python meets an int beyond 64 bits evaluating fn: in the middle, or as the result."""
+    """Whether Python meets an int beyond 64 bits evaluating fn: in the middle (for generated
+    heuristics, int() of a big float included), or as the result."""
+    scope = fn.__globals__
+    saved = scope.get("int", _MISSING)
+    if "__generated__" in scope:
+        scope["int"] = lambda *value: I64.wrap(int(*value))
     try:
         value = python_value(fn, args, bounded=True)
     except OverflowError:
         return True
     except ERRORS:
         return False
+    finally:
+        if saved is _MISSING:
+            scope.pop("int", None)
+        else:
+            scope["int"] = saved
     return isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63
+
+
+_MISSING = object()
 
 
 class _FakeTensor:
@@ -161,17 +175,15 @@ def test_there_are_at_least_thirty_heuristics_in_library_styles():
     assert len(HEURISTICS) >= 30
 
 
-@pytest.mark.parametrize("name", sorted(HEURISTICS))
-def test_cpp_evaluation_matches_python(name):
-    fn = HEURISTICS[name]
+def compare_with_python(name, fn, rng, sets):
+    """Evaluates fn's translation in C++ and fn in Python over `sets` random argument sets; the
+    number of sets where both gave a value (which must be the same)."""
     program, why = triton_jit_heuristics.translate(fn, PARAMS)
     assert program is not None, why
     program_json = json.dumps(program)
-    rng = random.Random(f"heuristic-{name}")
-    used = [n for n in DOMAINS if f'"{n}"' in repr(program) or True]
     compared = 0
-    for _ in range(SETS):
-        args = {n: rng.choice(DOMAINS[n]) for n in used}
+    for _ in range(sets):
+        args = {n: rng.choice(DOMAINS[n]) for n in DOMAINS}
         try:
             expected, python_error = python_value(fn, args), None
         except ERRORS as error:
@@ -189,7 +201,103 @@ def test_cpp_evaluation_matches_python(name):
             assert cpp_error is None, f"{name}{args}: C++ raised {cpp_error}, Python gave {expected!r}"
             assert same(got, expected), f"{name}{args}: C++ {got!r}, Python {expected!r}"
             compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("name", sorted(HEURISTICS))
+def test_cpp_evaluation_matches_python(name):
+    compared = compare_with_python(name, HEURISTICS[name], random.Random(f"heuristic-{name}"), SETS)
     assert compared > SETS // 4, f"only {compared} sets gave a value"
+
+
+# Differential testing over generated expressions: random heuristics built from the operations
+# the translator accepts (arithmetic, bitwise, comparisons, conditionals, and/or/not, min, max,
+# abs, int, float, bool, Triton's cdiv and next_power_of_2) over the kernel's arguments.
+class ExpressionGenerator:
+    INT_LEAVES = ['args["N"]', 'args["M"]', 'args["K"]', 'args["a"]', 'args["b"]', 'args["BLOCK_M"]',
+                  'args["SPLIT_K"]', "0", "1", "2", "3", "7", "16", "1024", "-5"]
+    FLOAT_LEAVES = ['args["scale"]', "0.5", "2.0", "-1.25"]
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def integer(self, depth):
+        r = self.rng
+        if depth <= 0 or r.random() < 0.25:
+            return r.choice(self.INT_LEAVES)
+        kind = r.randrange(9)
+        a, b = self.integer(depth - 1), self.integer(depth - 1)
+        if kind == 0:
+            return f"({a} {r.choice(['+', '-', '*'])} {b})"
+        if kind == 1:
+            return f"({a} {r.choice(['//', '%'])} {b})"
+        if kind == 2:
+            return f"({a} {r.choice(['&', '|', '^'])} {b})"
+        if kind == 3:
+            return f"({a} {r.choice(['<<', '>>'])} {r.randrange(0, 8)})"
+        if kind == 4:
+            return f"{r.choice(['min', 'max'])}({a}, {b})"
+        if kind == 5:
+            return r.choice([f"abs({a})", f"(-{a})", f"(~{a})", f"({a} ** {r.randrange(0, 4)})"])
+        if kind == 6:
+            return r.choice([f"triton.cdiv({a}, {b})", f"triton.next_power_of_2({a})"])
+        if kind == 7:
+            return f"({a} if {self.condition(depth - 1)} else {b})"
+        return f"int({self.floating(depth - 1)})"
+
+    def floating(self, depth):
+        r = self.rng
+        if depth <= 0 or r.random() < 0.3:
+            return r.choice(self.FLOAT_LEAVES)
+        kind = r.randrange(4)
+        if kind == 0:
+            return f"({self.floating(depth - 1)} {r.choice(['+', '-', '*', '/'])} {self.floating(depth - 1)})"
+        if kind == 1:
+            return f"({self.integer(depth - 1)} / {self.integer(depth - 1)})"
+        if kind == 2:
+            return f"float({self.integer(depth - 1)})"
+        return f"{r.choice(['min', 'max'])}({self.floating(depth - 1)}, {self.integer(depth - 1)})"
+
+    def condition(self, depth):
+        r = self.rng
+        if depth <= 0 or r.random() < 0.3:
+            return r.choice(['args["flag"]', f'({self.integer(0)} {r.choice(["<", "<=", "==", "!=", ">", ">="])} '
+                                             f'{self.integer(0)})'])
+        kind = r.randrange(4)
+        if kind == 0:
+            ops = [r.choice(["<", "<=", "==", "!=", ">", ">="]) for _ in range(r.randrange(1, 3))]
+            terms = [self.integer(depth - 1) for _ in range(len(ops) + 1)]
+            return "(" + " ".join(t + f" {op}" for t, op in zip(terms, ops)) + f" {terms[-1]})"
+        if kind == 1:
+            return f"({self.condition(depth - 1)} {r.choice(['and', 'or'])} {self.condition(depth - 1)})"
+        if kind == 2:
+            return f"(not {self.condition(depth - 1)})"
+        return f"bool({self.integer(depth - 1)})"
+
+    def heuristic(self, depth=3):
+        r = self.rng.random()
+        body = self.integer(depth) if r < 0.6 else self.floating(depth) if r < 0.8 else self.condition(depth)
+        return f"def h(args):\n    return {body}\n"
+
+
+def generated_heuristic(index, source):
+    filename = f"<generated-heuristic-{index}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = {"triton": triton, "__generated__": True}
+    exec(compile(source, filename, "exec"), scope)
+    return scope["h"]
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_generated_expressions_evaluate_in_cpp_as_in_python(seed):
+    rng = random.Random(f"generated-{seed}")
+    generator = ExpressionGenerator(rng)
+    compared = 0
+    for index in range(80):
+        source = generator.heuristic()
+        fn = generated_heuristic(f"{seed}-{index}", source)
+        compared += compare_with_python(source.strip(), fn, rng, 40)
+    assert compared > 80 * 40 // 4, f"only {compared} sets gave a value"
 
 
 def test_integer_division_of_negatives_and_big_values_exhaustively():
