@@ -14,7 +14,7 @@ sys.path.insert(0, sys.argv[1])
 import triton_jit_compile as c
 started = time.perf_counter()
 kernel = sys.argv[2] + "/parity_kernels.py"
-described, sources = c.describe(kernel, "", "pointwise", [])
+described, sources, values = c.describe(kernel, "", "pointwise", [])
 described = json.loads(described)
 request = {"signature": ["*fp32", "*fp32", "*fp32", "i32", "constexpr"], "constexprs": {"4": {"int": 256}},
            "attrs": {"0": [["tt.divisibility", 16]], "1": [["tt.divisibility", 16]], "2": [["tt.divisibility", 16]],
@@ -107,3 +107,77 @@ def test_amd_targets_compile_to_code_objects_of_their_gfx(tmp_path):
         "hip:gfx942": {"elf_machine": 224, "mach": 0x4c, "arch": "gfx942", "scratch_params": scratch},
         "hip:gfx90a": {"elf_machine": 224, "mach": 0x3f, "arch": "gfx90a", "scratch_params": scratch},
     }
+
+
+# What a kernel reads that was computed at import: pinned values (decided by recorded texts) are
+# not reported and their modules join the sources; the others are, with a fingerprint that is the
+# same in every process (here under two hash seeds).
+VALUES_MODULES = {
+    "helpers.py": "import os\n\n\ndef block():\n    return 64 * 2\n\n\ndef from_env():\n"
+                  "    return int(os.environ.get('VALUES_BLOCK', '32'))\n",
+    "kernel.py": """import os
+import triton
+import triton.language as tl
+import helpers
+
+LITERAL = tl.constexpr(4)
+TUPLE = (1, 2.5, "x")
+FROM_PURE_FUNCTION = tl.constexpr(helpers.block())
+FROM_COMPREHENSION = [triton.Config({"BLOCK": b}) for b in (16, 32)]
+FROM_ENV = tl.constexpr(int(os.environ.get("VALUES_FACTOR", "3")))
+FROM_HELPER_READING_ENV = tl.constexpr(helpers.from_env())
+NAMES = set(os.environ.get("VALUES_NAMES", "b,a,c").split(","))  # computed, and unordered
+if os.environ.get("VALUES_FLAG"):
+    CONDITIONAL = tl.constexpr(1)
+else:
+    CONDITIONAL = tl.constexpr(2)
+
+
+@triton.jit
+def pinned(x_ptr, BLOCK: tl.constexpr = FROM_PURE_FUNCTION):
+    tl.store(x_ptr, LITERAL + FROM_PURE_FUNCTION)
+
+
+@triton.autotune(configs=FROM_COMPREHENSION, key=["n"])
+@triton.jit
+def tuned(x_ptr, n, BLOCK: tl.constexpr):
+    tl.store(x_ptr, BLOCK)
+
+
+@triton.jit
+def computed(x_ptr, SCALE: tl.constexpr = int(os.environ.get("VALUES_SCALE", "1"))):
+    if "a" in NAMES:
+        tl.store(x_ptr, FROM_ENV + FROM_HELPER_READING_ENV + CONDITIONAL + SCALE)
+""",
+}
+
+VALUES_PROBE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import triton_jit_sources as s
+out = {}
+for name in ("pinned", "tuned", "computed"):
+    kernel = s.load_kernel(sys.argv[2], "", name, [])
+    out[name] = {"values": json.loads(kernel.values), "sources": sorted(p.rsplit("/", 1)[1] for p, _ in kernel.sources)}
+print(json.dumps(out))
+"""
+
+
+def test_values_computed_at_import_are_told_from_values_pinned_by_recorded_texts(tmp_path):
+    for name, text in VALUES_MODULES.items():
+        (tmp_path / name).write_text(text)
+    runs = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, CUDA_VISIBLE_DEVICES="")
+        result = subprocess.run([sys.executable, "-c", VALUES_PROBE, os.path.join(ROOT, "src", "compiler", "python"),
+                                 str(tmp_path / "kernel.py")], capture_output=True, text=True, env=env, timeout=300)
+        assert result.returncode == 0, result.stderr
+        runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1]
+    report = runs[0]
+    assert report["pinned"] == {"values": [], "sources": ["helpers.py", "kernel.py"]}
+    assert report["tuned"]["values"] == []
+    names = [name for _, name, _ in report["computed"]["values"]]
+    assert names == sorted(["CONDITIONAL", "FROM_ENV", "FROM_HELPER_READING_ENV", "NAMES", "computed(SCALE=)"])
+    fingerprints = {name: fp for _, name, fp in report["computed"]["values"]}
+    assert fingerprints["FROM_ENV"] == "constexpr(3)" and fingerprints["NAMES"] == "set('a','b','c')"

@@ -7,7 +7,7 @@ import triton_jit_compile
 
 
 def describe(file, function):
-    described, _ = triton_jit_compile.describe(os.path.realpath(file), "", function, [])
+    described = triton_jit_compile.describe(os.path.realpath(file), "", function, [])[0]
     return described
 
 

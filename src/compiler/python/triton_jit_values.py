@@ -60,6 +60,8 @@ def fingerprint(value, depth=0):
     if isinstance(value, (list, tuple)):
         items = ",".join(fingerprint(v, depth + 1) for v in value[:4096])
         return f"{type(value).__name__}({items})"
+    if isinstance(value, (set, frozenset)):  # in an order that does not depend on the hash seed
+        return f"{type(value).__name__}(" + ",".join(sorted(fingerprint(v, depth + 1) for v in value)) + ")"
     if isinstance(value, dict):
         items = sorted((fingerprint(k, depth + 1), fingerprint(v, depth + 1)) for k, v in list(value.items())[:4096])
         return "dict(" + ",".join(f"{k}:{v}" for k, v in items) + ")"
@@ -74,10 +76,20 @@ def fingerprint(value, depth=0):
         return f"Config({fingerprint(dict(value.kwargs), depth + 1)},{fingerprint(fields, depth + 1)})"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
         return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:
+        text = ""
     if " at 0x" in text:
         text = ""
     return f"{cls.__module__}.{cls.__qualname__}:{text}"
+
+
+def _safe_fingerprint(value):
+    try:
+        return fingerprint(value)
+    except Exception as error:  # a value whose repr or attributes raise: its type, and why
+        return f"{type(value).__module__}.{type(value).__qualname__}:unreadable({type(error).__name__})"
 
 
 class ImportTimeValues:
@@ -115,14 +127,23 @@ class ImportTimeValues:
             return
         if name.startswith("__") and name.endswith("__"):
             return  # __file__, __name__: where the module is, which its identity already says
-        if not self.pure_name(module, name):
-            self.computed[(self._label(module), name)] = fingerprint(value)
+        if not self._safely(self.pure_name, module, name):
+            self.computed[(self._label(module), name)] = _safe_fingerprint(value)
 
     def import_time_expression(self, node, module, label, value):
         """An expression evaluated when the kernel was defined (a decorator, a parameter's
         default): when it is not pinned, its value is recorded under `label`."""
-        if module is not None and not self.pure_expression(node, module):
-            self.computed[(self._label(module), label)] = fingerprint(value)
+        if module is not None and not self._safely(self.pure_expression, node, module):
+            self.computed[(self._label(module), label)] = _safe_fingerprint(value)
+
+    @staticmethod
+    def _safely(check, *args):
+        """A check that meets something unexpected (a module whose attributes raise, a text that
+        does not parse) answers "computed": an import later, never a stale binary."""
+        try:
+            return check(*args)
+        except Exception:
+            return False
 
     def _skip(self, value):
         """Values whose code is recorded as sources instead (functions, JIT functions, modules)."""
