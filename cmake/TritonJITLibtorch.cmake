@@ -43,21 +43,26 @@ foreach(lib c10 c10_cuda torch_cpu torch_cuda torch)
   endif()
   list(APPEND _tj_torch_libs "${_tj_torch_lib_${lib}}")
 endforeach()
-find_package(CUDAToolkit QUIET)
-if(NOT CUDAToolkit_FOUND)
-  set(TRITON_JIT_LIBTORCH_REASON "the CUDA toolkit's headers, which libtorch's CUDA headers include, were not found")
-  return()
-endif()
+# No CUDA toolkit is needed: the installed headers include ATen's core and torch/library.h, which
+# include none of CUDA's. A project that found one itself (ours does, for the backend), to include
+# c10/cuda's headers, gets its include directories here too; we never look for one, since
+# FindCUDAToolkit of some CMake versions fails on a pip-installed nvcc.
 add_library(triton_jit_libtorch INTERFACE IMPORTED GLOBAL)
 target_include_directories(triton_jit_libtorch SYSTEM INTERFACE "${_tj_torch_root}/include"
-                           "${_tj_torch_root}/include/torch/csrc/api/include" ${CUDAToolkit_INCLUDE_DIRS})
+                           "${_tj_torch_root}/include/torch/csrc/api/include")
+if(CUDAToolkit_FOUND)
+  target_include_directories(triton_jit_libtorch SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
+endif()
 # The CUDA runtime that torch's inline CUDA helpers call is torch's own (pip's nvidia packages,
-# or bundled in a libtorch zip), not the toolkit's: that could be another major version.
+# or bundled in a libtorch zip), not the toolkit's: that could be another major version. Without
+# either, libtorch_cuda brings its own at load.
 file(GLOB _tj_cudart "${_tj_torch_root}/../nvidia/*/lib/libcudart.so.*" "${_tj_torch_root}/lib/libcudart*.so*")
 if(_tj_cudart)
   list(GET _tj_cudart 0 _tj_cudart)
-else()
+elseif(TARGET CUDA::cudart)
   set(_tj_cudart CUDA::cudart)
+else()
+  set(_tj_cudart "")
 endif()
 target_link_libraries(triton_jit_libtorch INTERFACE ${_tj_torch_libs} ${_tj_cudart})
 # torch_cuda registers ATen's CUDA kernels when it loads; nothing references it by symbol, so
@@ -66,7 +71,7 @@ target_link_options(triton_jit_libtorch INTERFACE "LINKER:--no-as-needed")
 # torch's libraries find CUDA's in the Python environment through their own RPATH; the linker
 # needs the same directories to check them.
 file(GLOB _tj_nvidia_dirs LIST_DIRECTORIES true "${_tj_torch_root}/../nvidia/*/lib" "${_tj_torch_root}/../nvidia/*/*/lib")
-foreach(dir ${_tj_nvidia_dirs} ${CUDAToolkit_LIBRARY_DIR})
+foreach(dir ${_tj_nvidia_dirs} ${CUDAToolkit_LIBRARY_DIR})  # (empty without a toolkit)
   target_link_options(triton_jit_libtorch INTERFACE "LINKER:-rpath-link,${dir}")
 endforeach()
 set_target_properties(triton_jit_libtorch PROPERTIES INTERFACE_LINK_DIRECTORIES "${_tj_torch_root}/lib")

@@ -50,6 +50,27 @@ def test_find_package_consumer_builds_and_runs(installed, tmp_path):
     assert refused.returncode == 1 and "offline mode" in refused.stderr
 
 
+def without_cuda_toolkit():
+    """The environment of a machine with pip's torch and no CUDA toolkit: no nvcc on PATH, no
+    variable naming one (CMake is also told not to find one)."""
+    env = {k: v for k, v in ENV.items() if k not in ("CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT", "CUDACXX")}
+    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
+                                  if d and not os.path.exists(os.path.join(d, "nvcc")))
+    return env
+
+
+def test_the_torch_component_needs_no_cuda_toolkit(installed, tmp_path):
+    build = tmp_path / "build"
+    env = without_cuda_toolkit()
+    for args in (("cmake", "-S", CONSUMER, "-B", str(build), "-G", "Ninja", "-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON",
+                  f"-DCMAKE_PREFIX_PATH={installed};{torch_prefix()}", "-DCONSUMER_WITH_TORCH=ON"),
+                 ("cmake", "--build", str(build))):
+        result = subprocess.run(list(args), capture_output=True, text=True, env=env)
+        assert result.returncode == 0, f"{' '.join(args)}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    assert "variant: scale x_ptr: *fp16:16" in run(str(build / "consumer_torch"))
+    assert "triton_jit::mm on meta: [8, 4] Half" in run(str(build / "consumer_ops"))
+
+
 COMPAT_CONSUMER = os.path.join(ROOT, "tests", "compat_consumer")
 
 
