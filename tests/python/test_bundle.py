@@ -188,6 +188,35 @@ def test_help_and_version():
     assert run(AOT, check=False).returncode == 2
 
 
+@pytest.mark.parametrize("args, message", [
+    (["m.json", "-o", "out", "--bogus"], "unknown option '--bogus'"),
+    (["--bogus"], "unknown option '--bogus'"),
+    (["m.json", "-o"], "'-o' needs the bundle directory after it"),
+    (["m.json"], "no bundle directory given"),
+    (["-o", "out"], "no manifest given"),
+    (["a.json", "b.json", "-o", "out"], "unexpected argument 'b.json'"),
+])
+def test_a_wrong_command_line_names_what_is_wrong(args, message):
+    result = run(AOT, *args, check=False)
+    assert result.returncode == 2
+    assert f"triton_jit_aot: {message}" in result.stderr and "usage: triton_jit_aot" in result.stderr
+
+
+def test_a_failed_run_leaves_no_bundle_directory_behind(tmp_path):
+    # The first kernel compiles (and is recorded), the second cannot be imported: the directory
+    # this run created goes, and one that was there before stays.
+    manifest = {"target": "cuda:90", "kernels": [
+        {"kernel": os.path.join(KERNELS, "parity_kernels.py"), "function": "pointwise",
+         "signatures": [["*fp32:16", "*fp32:16", "*fp32:16", "i32:16", 256]]},
+        {"kernel": os.path.join(KERNELS, "broken_syntax.py"), "function": "k", "signatures": [[]]}]}
+    result = aot(tmp_path, manifest)
+    assert result.returncode == 1 and "broken_syntax.py" in result.stderr, result.stderr
+    assert not (tmp_path / "bundle").exists()
+    (tmp_path / "kept").mkdir()
+    assert aot(tmp_path, manifest, out="kept").returncode == 1
+    assert (tmp_path / "kept").is_dir()
+
+
 def test_compile_options_of_a_manifest_make_variants_of_their_own_and_are_checked(tmp_path):
     def manifest(extra):
         options = {"num_warps": 4}

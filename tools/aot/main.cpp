@@ -164,16 +164,44 @@ int main(int argc, char** argv) {
     std::printf("triton_jit_aot %s\n", TRITON_JIT_VERSION);
     return 0;
   }
-  const bool no_tune = args.size() == 4 && args[3] == "--no-tune";
-  if ((args.size() != 3 && !no_tune) || args[1] != "-o") {
-    std::fputs(kUsage, stderr);
+  std::string manifest_arg, output_arg, usage_error;
+  bool no_tune = false;
+  for (std::size_t i = 0; i < args.size() && usage_error.empty(); ++i) {
+    if (args[i] == "-o") {
+      if (i + 1 == args.size()) {
+        usage_error = "'-o' needs the bundle directory after it";
+      } else {
+        output_arg = args[++i];
+      }
+    } else if (args[i] == "--no-tune") {
+      no_tune = true;
+    } else if (args[i].size() > 1 && args[i][0] == '-') {
+      usage_error = "unknown option '" + args[i] + "'";
+    } else if (manifest_arg.empty()) {
+      manifest_arg = args[i];
+    } else {
+      usage_error = "unexpected argument '" + args[i] + "' (one manifest at a time)";
+    }
+  }
+  if (usage_error.empty() && manifest_arg.empty()) usage_error = "no manifest given";
+  if (usage_error.empty() && output_arg.empty()) usage_error = "no bundle directory given ('-o <directory>')";
+  if (!usage_error.empty()) {
+    std::fprintf(stderr, "triton_jit_aot: %s\n%s", usage_error.c_str(), kUsage);
     return 2;
   }
-  const fs::path manifest_path = fs::absolute(args[0]);
+  const fs::path manifest_path = fs::absolute(manifest_arg);
+  const fs::path output = fs::absolute(output_arg);
   std::string context = manifest_path.string();
+  // A run that fails removes the directory it created: a half-written bundle must not look like one.
+  std::error_code exists_error;
+  const bool output_existed = fs::exists(output, exists_error);
+  auto discard_output = [&] {
+    std::error_code ignored;
+    if (!output_existed) fs::remove_all(output, ignored);
+  };
   try {
     const triton_jit::aot::Manifest manifest = triton_jit::aot::parse_manifest(read_file(manifest_path), context);
-    triton_jit::record_bundle(fs::absolute(args[2]).string());
+    triton_jit::record_bundle(output.string());
     setenv("TRITON_JIT_TARGET", triton_jit::target_text(manifest.target).c_str(), 1);
     triton_jit::add_kernel_search_path(manifest_path.parent_path().string());
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
@@ -224,12 +252,14 @@ int main(int argc, char** argv) {
     const std::string keys = tuned == 0 ? "" : " and " + std::to_string(tuned) + " tuned keys";
     std::fprintf(stderr, "%s%zu variants of %zu kernels%s written to %s in %.1f s\n",
                  terminal && skipped == 0 && tuned == 0 ? "\n" : "", done, manifest.kernels.size(), keys.c_str(),
-                 fs::absolute(args[2]).c_str(), seconds);
+                 output.c_str(), seconds);
     return 0;
   } catch (const triton_jit::aot::ManifestError& e) {
+    discard_output();
     std::fprintf(stderr, "\ntriton_jit_aot: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
+    discard_output();
     std::fprintf(stderr, "\ntriton_jit_aot: %s: %s\n", context.c_str(), e.what());
     return 1;
   }
