@@ -9,7 +9,16 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dist=${TRITON_JIT_DIST_DIR:-$root/dist}
 version=$(sed -n 's/^project(triton_jit VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 python=${TRITON_JIT_PYTHON:-$root/.venv/bin/python}
-TORCH_CMAKE_DIR=$("$python" -c "import torch.utils; print(torch.utils.cmake_prefix_path)")/Torch
+if [ ! -x "$python" ] || [ -d "$python" ]; then
+  echo "package.sh: no Python environment at '$python': run 'bash scripts/setup_env.sh' first (it makes .venv with" \
+       "torch and triton), or set TRITON_JIT_PYTHON to the python of an environment that has torch" >&2
+  exit 1
+fi
+if ! TORCH_CMAKE_DIR=$("$python" -c "import torch.utils; print(torch.utils.cmake_prefix_path)")/Torch; then
+  echo "package.sh: '$python' has no torch, whose libtorch the torch packages are built against;" \
+       "install it there (bash scripts/setup_env.sh) or set TRITON_JIT_PYTHON to a python that has it" >&2
+  exit 1
+fi
 export TORCH_CMAKE_DIR
 
 need=()

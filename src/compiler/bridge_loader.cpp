@@ -1,5 +1,6 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -42,6 +43,30 @@ void load_libpython() {
   }
 }
 
+// The Python that compiles must be an executable: an interpreter started from anything else finds
+// no environment, and then says only that triton is missing.
+void check_python_executable(const std::string& python) {
+  if (python.empty()) return;
+  const bool from_environment = std::getenv("TRITON_JIT_PYTHON") != nullptr;
+  std::error_code error;
+  const auto status = std::filesystem::status(python, error);
+  std::string problem;
+  if (!std::filesystem::exists(status)) {
+    problem = python.find('~') != std::string::npos ? "does not exist ('~' is not expanded here: give the full path)"
+                                                    : "does not exist";
+  } else if (std::filesystem::is_directory(status)) {
+    problem = "is a directory";
+  } else if (access(python.c_str(), X_OK) != 0) {
+    problem = "is not executable";
+  }
+  if (!problem.empty()) {
+    throw Error(fmt::format("triton_jit: compiling needs Python, and {} '{}' {}; expected the python executable of an "
+                            "environment that has triton (for a venv, <venv>/bin/python)",
+                            from_environment ? "TRITON_JIT_PYTHON" : "the Python configured at build time", python,
+                            problem));
+  }
+}
+
 // The target a module that asks Triton's driver at import is told, where there is no GPU; empty
 // when TRITON_JIT_TARGET is malformed (the compile that needs it reports that).
 std::string configured_target_name() {
@@ -54,7 +79,10 @@ std::string configured_target_name() {
 
 CompilerBridge* load_bridge() {
   const bool running = python_already_running();
-  if (!running) load_libpython();
+  if (!running) {
+    check_python_executable(env_or("TRITON_JIT_PYTHON", configured_python()));
+    load_libpython();
+  }
   // Installed: <libdir>/triton_jit/; in a build tree: beside the core.
   std::filesystem::path installed = library_dir() / "triton_jit" / "libtriton_jit_python.so";
   std::filesystem::path built = library_dir() / "libtriton_jit_python.so";

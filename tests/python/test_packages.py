@@ -152,3 +152,13 @@ def test_rpms_installed_in_a_lib64_root_serve_the_same(dist, tmp_path):
     # Fedora's CMake looks in lib64; Debian's, which runs this test, is told where.
     check_installed_use(root / "usr", root / "usr" / "lib64", tmp_path,
                         f"-DTritonJIT_DIR={root / 'usr' / 'lib64' / 'cmake' / 'TritonJIT'}")
+
+
+@pytest.mark.parametrize("python, message", [
+    ("/nonexistent/bin/python", "no Python environment at '/nonexistent/bin/python': run 'bash scripts/setup_env.sh'"),
+    ("/usr/bin/false", "'/usr/bin/false' has no torch"),
+])
+def test_packaging_without_its_python_environment_says_what_to_do(python, message):
+    result = subprocess.run(["bash", os.path.join(ROOT, "scripts", "package.sh")], capture_output=True, text=True,
+                            env=dict(os.environ, TRITON_JIT_PYTHON=python, TRITON_JIT_DIST_DIR="/nonexistent/dist"))
+    assert result.returncode == 1 and message in result.stderr, result.stderr

@@ -41,6 +41,21 @@ def test_a_python_without_triton_is_named_with_the_variable_that_fixes_it(tmp_pa
     assert "TRITON_JIT_PYTHON" in result.stderr and "pip install triton" in result.stderr
 
 
+@pytest.mark.parametrize("kind", ["missing", "directory", "tilde", "not executable"])
+def test_a_triton_jit_python_that_is_not_an_executable_is_named_as_the_problem(tmp_path, kind):
+    python = {"missing": tmp_path / "nowhere" / "python", "directory": tmp_path,
+              "tilde": "~/venv/bin/python", "not executable": tmp_path / "python"}[kind]
+    if kind == "not executable":
+        python.write_text("")
+    result = compile_with(tmp_path, python)
+    assert result.returncode == 1
+    expected = {"missing": "does not exist", "directory": "is a directory",
+                "tilde": "does not exist ('~' is not expanded here: give the full path)",
+                "not executable": "is not executable"}[kind]
+    assert f"TRITON_JIT_PYTHON '{python}' {expected}" in result.stderr, result.stderr
+    assert "No module named" not in result.stderr
+
+
 def test_a_venv_of_another_python_version_is_refused_before_it_starts(tmp_path):
     venv = tmp_path / "other"
     (venv / "bin").mkdir(parents=True)
@@ -74,3 +89,15 @@ def test_a_triton_older_than_the_minimum_is_refused_in_one_sentence(tmp_path):
     assert result.returncode == 1, result.stderr
     assert "the installed Triton 3.2.0" in result.stderr and "older than 3.3, the oldest triton_jit supports" in result.stderr
     assert "TRITON_JIT_PYTHON" in result.stderr
+
+
+def test_a_home_triton_cannot_write_names_the_variable_that_moves_its_cache(tmp_path):
+    env = dict(os.environ, HOME="/dev/null", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"), TRITON_JIT_TARGET="cuda:90",
+               CUDA_VISIBLE_DEVICES="")
+    env.pop("TRITON_CACHE_DIR", None)
+    env.pop("TRITON_HOME", None)
+    result = subprocess.run([os.path.join(BUILD, "bin", "cache_probe"), SCALE, "scale"], capture_output=True, text=True,
+                            env=env)
+    assert result.returncode == 1
+    assert "Triton could not use its own cache directory '/dev/null/.triton/cache'" in result.stderr, result.stderr
+    assert "set TRITON_CACHE_DIR to a writable directory" in result.stderr

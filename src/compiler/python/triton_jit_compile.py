@@ -535,7 +535,13 @@ def compile(file, module, function, search_path, request_json):
     options.update(_extra_options(backend, request.get("extra_options", {})))
     source = _make_source(fn, signature, constexprs, attrs)
     loaded = time.perf_counter()
-    compiled = triton.compile(source, target=target, options=options)
+    try:
+        compiled = triton.compile(source, target=target, options=options)
+    except OSError as error:
+        problem = _triton_cache_problem(error)
+        if problem is None:
+            raise
+        raise RuntimeError(problem) from None
     metadata = compiled.metadata._asdict() if hasattr(compiled.metadata, "_asdict") else dict(compiled.metadata)
     out = {}
     for field in _METADATA_FIELDS:
@@ -564,6 +570,31 @@ def compile(file, module, function, search_path, request_json):
         if all(path != known for known, _ in sources):
             sources.append((path, text))
     return binary, json.dumps(out), sources, _ir_texts(compiled) if request.get("keep_ir") else []
+
+
+def _triton_cache_directory():
+    import triton
+    knobs = getattr(triton, "knobs", None)
+    directory = getattr(getattr(knobs, "cache", None), "dir", None) if knobs is not None else None
+    if directory:
+        return directory
+    return os.environ.get("TRITON_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".triton", "cache")
+
+
+def _triton_cache_problem(error):
+    """What to say when Triton cannot use its own cache directory (an unwritable or odd HOME):
+    its traceback names neither the directory's role nor the variable that moves it. None for
+    other OS errors."""
+    try:
+        cache = os.path.abspath(_triton_cache_directory())
+    except Exception:
+        return None
+    path = os.path.abspath(getattr(error, "filename", None) or "/\0")
+    if not (cache == path or cache.startswith(path + os.sep) or path.startswith(cache + os.sep)):
+        return None
+    return (f"Triton could not use its own cache directory '{cache}' ({error.strerror or error}: '{path}'); set "
+            "TRITON_CACHE_DIR to a writable directory (Triton keeps its intermediate files there; triton_jit's own "
+            "cache is TRITON_JIT_CACHE_DIR)")
 
 
 def _ir_texts(compiled):
