@@ -4,7 +4,7 @@ configs the wrappers pass and the shape classes a stand-in routes back to ATen
 (operators/common/stand_in_policy.cpp). Needs no build of this project, only a GPU, torch and
 triton: every kernel is checked against torch before it is timed.
 
-  python benchmarks/ops/sweep_kernels.py [--parts gemm,bmm,softmax,reduce,topk,attention] [--json out.json]
+  python benchmarks/ops/sweep_kernels.py [--parts gemm,splitk,bmm,softmax,reduce,topk,attention] [--json out.json]
 
 Times are GPU microseconds per call: a CUDA graph of 20 calls, median of 10 replays, weights
 rotated over copies larger than L2 where they would otherwise stay in it."""
@@ -128,6 +128,63 @@ def gemm_rows(ms_small, ms_large, dtype, names):
                          "aten_tflops": flops / aten_us / 1e6, "error": err, "best": best_timings(kernel),
                          "kernel": "skinny" if m <= 64 else "tma"})
             print_row(rows[-1])
+        del weights
+        torch.cuda.empty_cache()
+    return rows
+
+
+def split_k_rows(ms, dtype, names, splits=(2, 3, 4, 6, 8)):
+    """Decode GEMMs with K split across programs (matmul_skinny_split_kernel, then split_k_reduce),
+    beside the unsplit skinny kernel and ATen."""
+    mod = module("matmul/matmul_skinny.py")
+    skinny, split, reduce = mod.matmul_skinny_kernel, mod.matmul_skinny_split_kernel, mod.split_k_reduce
+    rows = []
+    for name in names:
+        n, k = LINEARS[name]
+        weights, next_weight = rotation(lambda: torch.randn(n, k, device="cuda", dtype=dtype) * 0.02, n * k * 2)
+        for m in ms:
+            x = torch.randn(m, k, device="cuda", dtype=dtype)
+            c = torch.empty(m, n, device="cuda", dtype=dtype)
+            block_m = max(16, triton.next_power_of_2(m))
+            reference = x.float() @ weights[0].float().t()
+
+            def unsplit(w=None):
+                b = (next_weight() if w is None else w).t()
+                skinny[lambda meta: (triton.cdiv(n, meta["BLOCK_N"]), 1)](
+                    x, b, c, c, m, n, k, 0, x.stride(0), x.stride(1), 0, b.stride(0), b.stride(1), 0, c.stride(0),
+                    c.stride(1), 0, 0, 0, 1.0, 0.0, 0, HAS_BIAS=False, BLOCK_M=block_m)
+
+            unsplit(weights[0])
+            torch.cuda.synchronize()
+            row = {"op": "mm split-K", "shape": f"{name} {m}x{k}x{n}", "error_unsplit": rel_error(c, reference),
+                   "unsplit_us": gpu_us(unsplit), "aten_us": gpu_us(lambda: torch.mm(x, next_weight().t())),
+                   "unsplit_best": best_timings(skinny)[:1], "splits": {}}
+            for s in splits:
+                partial = torch.empty(s, m, n, device="cuda", dtype=torch.float32)
+
+                def ours(w=None, s=s, partial=partial):
+                    b = (next_weight() if w is None else w).t()
+                    split[lambda meta: (triton.cdiv(n, meta["BLOCK_N"]), s)](
+                        x, b, partial, m, n, k, x.stride(0), x.stride(1), b.stride(0), b.stride(1),
+                        BLOCK_M=block_m, SPLIT_K=s)
+                    reduce[(triton.cdiv(m * n, 1024),)](partial, c, m, n, c.stride(0), c.stride(1), SPLIT_K=s,
+                                                        BLOCK=1024)
+
+                c.zero_()
+                ours(weights[0])
+                torch.cuda.synchronize()
+                err = rel_error(c, reference)
+                assert err < 2e-2, (name, m, s, err)
+                row["splits"][s] = {"us": gpu_us(ours), "error": err, "best": best_timings(split)[:1]}
+            best = min(row["splits"], key=lambda s: row["splits"][s]["us"])
+            row.update(best_split=best, split_us=row["splits"][best]["us"],
+                       ratio_unsplit=row["unsplit_us"] / row["aten_us"],
+                       ratio_split=row["splits"][best]["us"] / row["aten_us"])
+            print(f"{row['shape']:<28} aten {row['aten_us']:7.1f} us  unsplit {row['unsplit_us']:7.1f} "
+                  f"({row['ratio_unsplit']:.2f}x)  split-K {best}: {row['split_us']:7.1f} ({row['ratio_split']:.2f}x)  "
+                  + "  ".join(f"S{s} {v['us']:.1f}" for s, v in row["splits"].items())
+                  + f"  best {row['splits'][best]['best']}", flush=True)
+            rows.append(row)
         del weights
         torch.cuda.empty_cache()
     return rows
@@ -386,6 +443,8 @@ def main():
     if "gemm" in parts:
         results += gemm_rows([1, 8, 16, 32, 64], [128, 256, 512, 2048, 8192], torch.bfloat16,
                              options.linears.split(","))
+    if "splitk" in parts:
+        results += split_k_rows([16, 32, 64], torch.bfloat16, options.linears.split(","))
     if "bmm" in parts:
         results += bmm_rows(torch.bfloat16)
     if "softmax" in parts:
@@ -397,7 +456,7 @@ def main():
                               (c.split(":") for c in options.topk_cases.split(","))])
     if "attention" in parts:
         results += attention_rows([128, 512, 2048])
-    bad = [r for r in results if r["error"] > 2e-2]
+    bad = [r for r in results if r.get("error", r.get("error_unsplit", 0)) > 2e-2]
     print(f"\n{len(results)} rows, {len(bad)} with an error over 2e-2" + "".join(
         f"\n  {r['op']} {r['shape']} {r.get('kernel', '')}: {r['error']:.2e}" for r in bad))
     if options.json:

@@ -85,3 +85,84 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         acc += bias.to(tl.float32) * beta
     c_ptrs = c_ptr + batch * stride_cb + offs_m[None, :] * stride_cm + offs_n[:, None] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+# ---- split-K: few rows against a deep weight ------------------------------------------------------
+# At 32 to 64 rows, a program that owns few columns re-reads the whole of A from L2 (64 x 14336
+# activations for each of 256 column blocks: four times the weight's own traffic); wide column
+# blocks cut that but leave most SMs idle. Splitting K as well keeps both: each program owns
+# BLOCK_N columns over one K-slice and writes its partial sums (float32) to a workspace of
+# SPLIT_K x M x N, which split_k_reduce sums in a fixed order (deterministic, no atomics).
+
+def _split_configs():
+    configs = []
+    for block_n, block_k, warps, stages in [
+        (32, 128, 4, 4), (32, 256, 4, 4), (64, 128, 4, 4), (64, 128, 4, 6), (64, 256, 4, 4), (64, 256, 8, 3),
+        (128, 64, 4, 6), (128, 128, 8, 4), (128, 128, 4, 4),
+    ]:
+        configs.append(triton.Config({"BLOCK_N": block_n, "BLOCK_K": block_k}, num_warps=warps, num_stages=stages))
+    return configs
+
+
+@triton.autotune(configs=_split_configs(), key=["BLOCK_M", "N", "K", "SPLIT_K"],
+                 prune_configs_by={"early_config_prune": _prune})
+@triton.heuristics({
+    "EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0,
+    "INDEX64": lambda args: max(args["M"] * args["stride_am"], args["K"] * args["stride_ak"],
+                                args["K"] * args["stride_bk"], args["N"] * args["stride_bn"],
+                                args["SPLIT_K"] * args["M"] * args["N"]) >= 2147483648,
+})
+@triton.jit
+def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                               BLOCK_M: tl.constexpr, SPLIT_K: tl.constexpr, BLOCK_N: tl.constexpr,
+                               BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr):
+    """partial[s] = A[:, slice s of K] @ B[slice s of K, :], float32; program (column block, s)."""
+    pid_n = tl.program_id(0)
+    pid_k = tl.program_id(1)
+    blocks = tl.cdiv(K, BLOCK_K)
+    per_split = tl.cdiv(blocks, SPLIT_K)
+    first = pid_k * per_split
+    last = tl.minimum(first + per_split, blocks)
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_m = tl.arange(0, BLOCK_M)
+    lanes = tl.arange(0, BLOCK_K)
+    if INDEX64:
+        offs_n = offs_n.to(tl.int64)
+        offs_m = offs_m.to(tl.int64)
+    rows_live = offs_m < M
+    start = first * BLOCK_K
+    if INDEX64:
+        start = start.to(tl.int64)
+    w_ptrs = b_ptr + offs_n[:, None] * stride_bn + (start + lanes[None, :]) * stride_bk
+    x_ptrs = a_ptr + offs_m[None, :] * stride_am + (start + lanes[:, None]) * stride_ak
+    acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
+    for block in range(first, last):
+        if EVEN_K:
+            w = tl.load(w_ptrs)
+            x = tl.load(x_ptrs, mask=rows_live[None, :], other=0.0)
+        else:
+            k_left = K - block * BLOCK_K
+            w = tl.load(w_ptrs, mask=lanes[None, :] < k_left, other=0.0)
+            x = tl.load(x_ptrs, mask=rows_live[None, :] & (lanes[:, None] < k_left), other=0.0)
+        acc = tl.dot(w, x, acc)
+        w_ptrs += BLOCK_K * stride_bk
+        x_ptrs += BLOCK_K * stride_ak
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    if INDEX64:
+        offs_n = offs_n.to(tl.int64)
+    mask = (offs_n[:, None] < N) & rows_live[None, :]
+    base = pid_k.to(tl.int64) * M * N
+    tl.store(partial_ptr + base + offs_m[None, :] * N + offs_n[:, None], acc, mask=mask)
+
+
+@triton.jit
+def split_k_reduce(partial_ptr, c_ptr, M, N, stride_cm, stride_cn, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr):
+    """C = sum over s of partial[s], in order, cast to C's dtype."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    live = offs < M * N
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for s in tl.static_range(SPLIT_K):
+        acc += tl.load(partial_ptr + s * M * N + offs, mask=live, other=0.0)
+    row = offs // N
+    col = offs % N
+    tl.store(c_ptr + row * stride_cm + col * stride_cn, acc.to(c_ptr.dtype.element_ty), mask=live)
