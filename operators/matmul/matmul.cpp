@@ -1,11 +1,13 @@
-// mm, addmm and bmm: a decode step's few rows (M <= 64) through matmul_skinny.py, larger 16-bit
+// mm, addmm and bmm: a decode step's few rows (M <= 64) through matmul_skinny.py (with K split
+// across programs where its column blocks alone would leave SMs idle), larger 16-bit
 // products on Hopper through the persistent TMA kernel of matmul_tma.py where TMA can address the
 // operands, and everything else through matmul.py, which reads any strides in place. All three
 // are autotuned; the size classes they tune by are in their files.
 #include <ATen/Context.h>
-#include <ATen/cuda/CUDAContext.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <ATen/ops/empty.h>
+#include <algorithm>
 
 #include "common/launch.h"
 #include "common/layout.h"
@@ -31,6 +33,15 @@ Grid matmul_grid(const LaunchMeta& m, void* data) {
 Grid skinny_grid(const LaunchMeta& m, void* data) {
   const auto* g = static_cast<const GridData*>(data);
   return Grid{triton_jit::cdiv(m["N"], m["BLOCK_N"]), static_cast<unsigned>(g->batch), 1};
+}
+
+struct SplitGridData {
+  int64_t split;
+};
+
+Grid split_grid(const LaunchMeta& m, void* data) {
+  const auto* g = static_cast<const SplitGridData*>(data);
+  return Grid{triton_jit::cdiv(m["N"], m["BLOCK_N"]), static_cast<unsigned>(g->split), 1};
 }
 
 Grid persistent_grid(const LaunchMeta& m, void* data) {
@@ -95,12 +106,52 @@ void add_bias(Slots<32>& s, const at::Tensor& bias) {
   }
 }
 
+// How many K-slices a decode product of more than 16 rows takes: enough that about one program
+// per SM runs with 64-column blocks (sweep_kernels.py --parts splitk, H200, 2026-12-02: 4096-wide
+// outputs over 132 SMs split in 2; down's K = 14336 at 32 and 64 rows 0.93-0.95x cuBLAS's time,
+// against 1.10-1.19x unsplit; o's K = 4096 0.90x and 1.11x, against 0.98x and 1.50x; wider
+// outputs fill the SMs unsplit and measured slower split). 1 for no split.
+int64_t split_k_slices(int64_t m, int64_t n, int64_t k, int64_t sms) {
+  if (m <= 16 || k < 2048) return 1;
+  const int64_t column_blocks = triton_jit::cdiv(n, 64);
+  return std::clamp<int64_t>((sms + column_blocks / 4) / column_blocks, 1, 8);
+}
+
+// C = A @ B over `split` K-slices: float32 partial sums, then their sum in a fixed order.
+void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, int64_t block_m, int64_t split) {
+  static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_split_kernel");
+  static const TritonJITFunction& reduce = kernel("matmul_skinny.py", "split_k_reduce");
+  const int64_t m = a.size(0), kk = a.size(1), n = b.size(1);
+  const at::Tensor partial = at::empty({split, m, n}, out.options().dtype(at::kFloat));
+  SplitGridData grid{split};
+  LaunchConfig config = launch_config(out, 1);
+  config.num_warps = 0;  // the config's
+  config.grid_fn = &split_grid;
+  config.grid_data = &grid;
+  Slots<32> s;
+  s.add_all(a, b, partial, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), block_m, split);
+  s.launch(k, config);
+  constexpr int64_t kReduceBlock = 1024;
+  Slots<32> r;
+  r.add_all(partial, out, m, n, out.stride(0), out.stride(1), split, kReduceBlock);
+  r.launch(reduce, launch_config(out, static_cast<unsigned>(triton_jit::cdiv(m * n, kReduceBlock))));
+}
+
+bool is_one(const c10::Scalar& v) { return v.isIntegral(true) ? v.toLong() == 1 : v.toDouble() == 1.0; }
+
 // A decode step's rows: one launch per 65535 batches, the token tile the next power of two of M.
 void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
                 const c10::Scalar& alpha, const c10::Scalar& beta) {
   static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_kernel");
   const int64_t batch = a.size(0), m = a.size(1), kk = a.size(2), n = b.size(2);
   const int64_t block_m = std::max<int64_t>(16, next_power_of_2(m));
+  if (batch == 1 && !bias.defined() && is_one(alpha)) {
+    const int64_t sms = at::cuda::getDeviceProperties(out.device().index())->multiProcessorCount;
+    if (const int64_t split = split_k_slices(m, n, kk, sms); split > 1) {
+      run_split_k(a[0], b[0], out[0], block_m, split);
+      return;
+    }
+  }
   for (int64_t offset = 0; offset < batch; offset += kMaxGridY) {
     GridData grid{std::min(kMaxGridY, batch - offset), 0};
     LaunchConfig config = launch_config(out, 1);

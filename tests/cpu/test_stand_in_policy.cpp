@@ -17,8 +17,9 @@ TEST(StandInPolicy, SixteenBitLinearLayersStayOursOnlyInTheClassesMeasuredFaster
     EXPECT_EQ(route_matmul(MatmulShape{1, m, 6144, 4096, 2}), Route::kAten) << "qkv, M = " << m;
     EXPECT_EQ(route_matmul(MatmulShape{1, m, 28672, 4096, 2}), Route::kAten) << "gate_up, M = " << m;
   }
-  for (int64_t m : {1, 8, 16}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kOurs) << m;
-  for (int64_t m : {32, 64, 512}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kAten) << m;
+  for (int64_t m : {1, 8, 16, 32, 64}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kOurs) << m;
+  for (int64_t m : {128, 512}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kAten) << m;
+  EXPECT_EQ(route_matmul(MatmulShape{1, 64, 4096, 4096, 2}), Route::kAten);  // o at 64 rows, split: 1.11x
   for (int64_t m : {1, 16, 64, 512, 2048}) EXPECT_EQ(route_matmul(MatmulShape{1, m, kVocab, 4096, 2}), Route::kOurs);
   EXPECT_EQ(route_matmul(MatmulShape{1, 128, kVocab, 4096, 2}), Route::kAten);   // lm_head, too few tiles
   EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 4096, 4096, 2}), Route::kOurs);    // o at a long prefill

@@ -353,6 +353,12 @@ def mm_inputs(kind, dtype, device):
     if kind == "linear_decode":  # nn.Linear's weight layout (B = W^T), a decode step's rows
         return (make((7, 512), dtype, device, low=-scale, high=scale), transposed((512, 768), dtype, device, low=-1,
                                                                                   high=1)), {}
+    if kind == "split_k":  # more than 16 rows of a deep product: K split across programs, K not a block multiple
+        return (make((40, 4100), dtype, device, low=-scale, high=scale), transposed((4100, 300), dtype, device, low=-1,
+                                                                                    high=1)), {}
+    if kind == "split_k_even":
+        return (make((64, 4096), dtype, device, low=-scale, high=scale), transposed((4096, 512), dtype, device, low=-1,
+                                                                                    high=1)), {}
     if kind == "linear_prefill":  # the same layout, rows enough for the persistent TMA kernel
         return (make((200, 512), dtype, device, low=-scale, high=scale), transposed((512, 384), dtype, device, low=-1,
                                                                                     high=1)), {}
@@ -512,8 +518,9 @@ def cases():
         Case("log_softmax.int", softmax_inputs, dtypes=FLOATS + INTS, kinds=SOFTMAX_KINDS),
         Case("layer_norm", layer_norm_inputs, kinds=("affine", "plain", "long", "noncontig", "bad_shape")),
         Case("rms_norm", rms_norm_inputs, kinds=("weight", "default_eps", "long")),
-        Case("mm", mm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "skinny", "linear_decode",
-                                                            "linear_prefill", "rowmajor_prefill", "empty_k", "one")),
+        Case("mm", mm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "skinny", "linear_decode", "split_k",
+                                                            "split_k_even", "linear_prefill", "rowmajor_prefill",
+                                                            "empty_k", "one")),
         Case("addmm", addmm_inputs, dtypes=FLOATS, kinds=("row_bias", "full_bias", "beta0", "linear_decode",
                                                           "linear_prefill")),
         Case("bmm", bmm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "empty")),
