@@ -3,7 +3,9 @@
 # CMAKE_PREFIX_PATH (pip's torch: python -c "import torch; print(torch.utils.cmake_prefix_path)").
 # Defines the imported target triton_jit_libtorch with only the libraries the adapter and the
 # operators use: Torch's own CMake package also configures CUDA compilation, which we do not
-# need. Sets TRITON_JIT_LIBTORCH_FOUND, and TRITON_JIT_LIBTORCH_REASON when it is false.
+# need. Sets TRITON_JIT_LIBTORCH_FOUND, and TRITON_JIT_LIBTORCH_REASON when it is false (also when
+# TRITON_JIT_TORCH_BUILT_WITH names another torch minor version than the one found), and
+# TRITON_JIT_LIBTORCH_VERSION ("2.11").
 if(TARGET triton_jit_libtorch)
   set(TRITON_JIT_LIBTORCH_FOUND TRUE)
   return()
@@ -32,6 +34,29 @@ if(NOT _tj_torch_root)
       "libtorch not found: set Torch_DIR to <torch>/share/cmake/Torch, or add torch's CMake prefix to "
       "CMAKE_PREFIX_PATH (for pip's torch: python -c \"import torch; print(torch.utils.cmake_prefix_path)\"; "
       "for a libtorch zip: its directory)")
+  return()
+endif()
+# Which torch it is, from its headers (torch/headeronly/version.h since 2.10, the C++ API's before).
+set(_tj_torch_version "")
+foreach(header "${_tj_torch_root}/include/torch/headeronly/version.h"
+               "${_tj_torch_root}/include/torch/csrc/api/include/torch/version.h")
+  if(NOT _tj_torch_version AND EXISTS "${header}")
+    file(STRINGS "${header}" _tj_lines REGEX "#define TORCH_VERSION_(MAJOR|MINOR) +[0-9]+")
+    if(_tj_lines MATCHES "MAJOR +([0-9]+)")
+      set(_tj_major "${CMAKE_MATCH_1}")
+      if(_tj_lines MATCHES "MINOR +([0-9]+)")
+        set(_tj_torch_version "${_tj_major}.${CMAKE_MATCH_1}")
+      endif()
+    endif()
+  endif()
+endforeach()
+# An installed adapter and operators are compiled against one torch minor version's C++ ABI; with
+# another their libraries would fail at load on an undefined symbol.
+if(TRITON_JIT_TORCH_BUILT_WITH AND _tj_torch_version AND NOT _tj_torch_version VERSION_EQUAL TRITON_JIT_TORCH_BUILT_WITH)
+  string(CONCAT TRITON_JIT_LIBTORCH_REASON
+      "libtorch at '${_tj_torch_root}' is torch ${_tj_torch_version}, but the installed adapter and operators were "
+      "built against torch ${TRITON_JIT_TORCH_BUILT_WITH} (a C++ ABI of its own): point CMAKE_PREFIX_PATH or Torch_DIR "
+      "at a torch ${TRITON_JIT_TORCH_BUILT_WITH}.x, or use packages built for torch ${_tj_torch_version}")
   return()
 endif()
 set(_tj_torch_libs)
@@ -76,4 +101,5 @@ foreach(dir ${_tj_nvidia_dirs} ${CUDAToolkit_LIBRARY_DIR})  # (empty without a t
 endforeach()
 set_target_properties(triton_jit_libtorch PROPERTIES INTERFACE_LINK_DIRECTORIES "${_tj_torch_root}/lib")
 set(TRITON_JIT_LIBTORCH_DIR "${_tj_torch_root}")
+set(TRITON_JIT_LIBTORCH_VERSION "${_tj_torch_version}")
 set(TRITON_JIT_LIBTORCH_FOUND TRUE)

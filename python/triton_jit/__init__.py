@@ -18,6 +18,23 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 LIBRARY = _os.path.join(_HERE, "lib", "libtriton_jit_ops.so.0")
 AOT = _os.path.join(_HERE, "bin", "triton_jit_aot")
 
+try:
+    from ._build_info import TORCH_VERSION as _BUILT_WITH
+except ImportError:  # not from a wheel
+    _BUILT_WITH = ""
+
+
+def _check_torch(found, built_with):
+    """The operators are compiled against one torch minor version's C++ ABI: with another, loading
+    them fails on an undefined symbol. Said here instead, naming both."""
+    if built_with and ".".join(str(found).split("+")[0].split(".")[:2]) != built_with:
+        raise ImportError(f"triton_jit {__version__} was built against torch {built_with}, and this environment has "
+                          f"torch {found}; its operators need that torch's C++ ABI. Install torch=={built_with}.* "
+                          f"(pip install 'torch=={built_with}.*'), or a triton_jit built for torch "
+                          f"{'.'.join(str(found).split('.')[:2])}")
+
+
+_check_torch(_torch.__version__, _BUILT_WITH)
 _torch.ops.load_library(LIBRARY)
 ops = _torch.ops.triton_jit
 

@@ -71,6 +71,37 @@ def test_the_torch_component_needs_no_cuda_toolkit(installed, tmp_path):
     assert "triton_jit::mm on meta: [8, 4] Half" in run(str(build / "consumer_ops"))
 
 
+def torch_of_another_version(root, minor):
+    """A libtorch tree that reports itself as torch 2.<minor>: the real one's files, linked, but for
+    the version header."""
+    real = os.path.dirname(os.path.dirname(torch_prefix()))  # <torch>/share/cmake -> <torch>
+    (root / "share" / "cmake" / "Torch").mkdir(parents=True)
+    (root / "share" / "cmake" / "Torch" / "TorchConfig.cmake").write_text("")
+    os.symlink(os.path.join(real, "lib"), root / "lib")
+    include = root / "include"
+    include.mkdir()
+    for entry in os.listdir(os.path.join(real, "include")):
+        if entry != "torch":
+            os.symlink(os.path.join(real, "include", entry), include / entry)
+    (include / "torch").mkdir()
+    for entry in os.listdir(os.path.join(real, "include", "torch")):
+        if entry != "headeronly":
+            os.symlink(os.path.join(real, "include", "torch", entry), include / "torch" / entry)
+    (include / "torch" / "headeronly").mkdir()
+    (include / "torch" / "headeronly" / "version.h").write_text(
+        f"#pragma once\n#define TORCH_VERSION_MAJOR 2\n#define TORCH_VERSION_MINOR {minor}\n#define TORCH_VERSION_PATCH 0\n")
+    return root / "share" / "cmake"
+
+
+def test_a_libtorch_of_another_minor_version_is_named_at_configure_time(installed, tmp_path):
+    import torch
+    built = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    other = torch_of_another_version(tmp_path / "torch", 9)
+    err = " ".join(configure_error(tmp_path, f"{installed};{other}", "-DCONSUMER_WITH_TORCH=ON").split())
+    assert "component torch: libtorch at" in err and f"is torch 2.9, but the installed adapter and operators were " \
+        f"built against torch {built}" in err, err
+
+
 COMPAT_CONSUMER = os.path.join(ROOT, "tests", "compat_consumer")
 
 

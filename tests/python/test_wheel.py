@@ -75,3 +75,14 @@ def test_python_m_triton_jit_aot_compiles_a_manifest(venv, tmp_path):
     out = run(venv, "-m", "triton_jit.aot", manifest, "-o", tmp_path / "bundle",
               env=dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache")), cwd=tmp_path)
     assert "1 variants of 1 kernels written" in out
+
+
+def test_another_torch_is_named_at_import_instead_of_an_undefined_symbol(venv):
+    # The torch found, as another minor version would report itself.
+    probe = ("import torch; torch.__version__ = '2.9.1+cu128'\n"
+             "try:\n    import triton_jit\nexcept ImportError as e:\n    print('REFUSED', e)\n")
+    out = run(venv, "-c", probe)
+    built = run(venv, "-c", "from triton_jit._build_info import TORCH_VERSION; print(TORCH_VERSION)").strip()
+    assert built.count(".") == 1, built
+    assert f"REFUSED triton_jit 0.1.0 was built against torch {built}, and this environment has torch 2.9.1+cu128" in out
+    assert f"pip install 'torch=={built}.*'" in out
