@@ -51,8 +51,9 @@ Grid persistent_grid(const LaunchMeta& m, void* data) {
 }
 
 void check_same_dtypes(const at::Tensor& a, const at::Tensor& b) {
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
-              c10::toString(a.scalar_type()), " != ", c10::toString(b.scalar_type()));
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(),
+              "expected m1 and m2 to have the same dtype, but got: ", c10::toString(a.scalar_type()),
+              " != ", c10::toString(b.scalar_type()));
 }
 
 // As ATen, only when there is something to multiply: an empty product is zeros in any dtype.
@@ -65,8 +66,10 @@ void check_supported(const char* op, const at::Tensor& a, const at::Tensor& b) {
 void check_devices(const char* op, std::initializer_list<const at::Tensor*> tensors) {
   const at::Tensor& first = **tensors.begin();
   for (const at::Tensor* t : tensors) {
-    TORCH_CHECK(t->device() == first.device(), op, ": expected all tensors to be on the same device, but found at "
-                "least two devices, ", first.device(), " and ", t->device(), "!");
+    TORCH_CHECK(t->device() == first.device(), op,
+                ": expected all tensors to be on the same device, but found at "
+                "least two devices, ",
+                first.device(), " and ", t->device(), "!");
   }
   TORCH_CHECK(first.is_cuda(), op, ": expected CUDA tensors, got ", first.device());
 }
@@ -248,8 +251,9 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(self.dim() == 2, "self must be a matrix");
   TORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
-  TORCH_CHECK(self.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", to_text(self.sym_size(0)),
-              "x", to_text(self.sym_size(1)), " and ", to_text(mat2.sym_size(0)), "x", to_text(mat2.sym_size(1)), ")");
+  TORCH_CHECK(self.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (",
+              to_text(self.sym_size(0)), "x", to_text(self.sym_size(1)), " and ", to_text(mat2.sym_size(0)), "x",
+              to_text(mat2.sym_size(1)), ")");
   check_same_dtypes(self, mat2);
   at::Tensor out = at::empty_symint({self.sym_size(0), mat2.sym_size(1)}, self.options());
   if (out.is_meta()) return out;
@@ -263,8 +267,9 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
                  const c10::Scalar& alpha) {
   TORCH_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
   TORCH_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
-  TORCH_CHECK(mat1.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", to_text(mat1.sym_size(0)),
-              "x", to_text(mat1.sym_size(1)), " and ", to_text(mat2.sym_size(0)), "x", to_text(mat2.sym_size(1)), ")");
+  TORCH_CHECK(mat1.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (",
+              to_text(mat1.sym_size(0)), "x", to_text(mat1.sym_size(1)), " and ", to_text(mat2.sym_size(0)), "x",
+              to_text(mat2.sym_size(1)), ")");
   check_same_dtypes(mat1, mat2);
   TORCH_CHECK(self.scalar_type() == mat1.scalar_type(), "self and mat2 must have the same dtype, but got ",
               c10::toString(self.scalar_type()), " and ", c10::toString(mat2.scalar_type()));
@@ -287,7 +292,8 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
   TORCH_CHECK(mat2.sym_size(0) == self.sym_size(0) && mat2.sym_size(1) == self.sym_size(2),
               "Expected size for first two dimensions of batch2 tensor to be: [", to_text(self.sym_size(0)), ", ",
-              to_text(self.sym_size(2)), "] but got: [", to_text(mat2.sym_size(0)), ", ", to_text(mat2.sym_size(1)), "].");
+              to_text(self.sym_size(2)), "] but got: [", to_text(mat2.sym_size(0)), ", ", to_text(mat2.sym_size(1)),
+              "].");
   check_same_dtypes(self, mat2);
   at::Tensor out = at::empty_symint({self.sym_size(0), self.sym_size(1), mat2.sym_size(2)}, self.options());
   if (out.is_meta()) return out;

@@ -66,10 +66,10 @@ struct VariantEntry {
 // An autotuner's choice for one key on one kind of device.
 struct TuningEntry {
   EntryHeader header;
-  std::vector<uint64_t> key;  // the tuning key's words
-  std::string device;         // the device's name ("NVIDIA H200")
-  std::string configs;        // digest of the configs it chose among
-  int config = -1;            // the choice
+  std::vector<uint64_t> key;         // the tuning key's words
+  std::string device;                // the device's name ("NVIDIA H200")
+  std::string configs;               // digest of the configs it chose among
+  int config = -1;                   // the choice
   std::vector<double> milliseconds;  // per config, as measured (infinity: it failed)
   // A prune's result instead of a choice (device kPruneRecord): the configs prune_configs_by kept,
   // best first; `config` is the first and `milliseconds` is empty.

@@ -3,8 +3,8 @@
 #include <sys/stat.h>
 
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 
 #include "build_paths.h"
 #include "cache/bundle.h"
@@ -78,8 +78,10 @@ std::optional<std::string> read_disk(const FunctionIdentity& id, const std::stri
   if (!dir) return std::nullopt;
   std::string bytes;
   switch (dir->read(file, bytes, kMaxEntryBytes)) {
-    case PrivateDir::Read::kOk: break;
-    case PrivateDir::Read::kMissing: return std::nullopt;
+    case PrivateDir::Read::kOk:
+      break;
+    case PrivateDir::Read::kMissing:
+      return std::nullopt;
     case PrivateDir::Read::kForeign:
       log(LogLevel::kWarn, "{}: cache entry '{}' belongs to another user; refusing to load it", id.label,
           dir->path_of(file));
@@ -90,7 +92,8 @@ std::optional<std::string> read_disk(const FunctionIdentity& id, const std::stri
           id.label, dir->path_of(file));
       dir->remove(file);
       return std::nullopt;
-    case PrivateDir::Read::kError: return std::nullopt;
+    case PrivateDir::Read::kError:
+      return std::nullopt;
   }
   return bytes;
 }
@@ -208,7 +211,8 @@ std::optional<LoadedSignature> load_signature(const FunctionIdentity& id, bool o
   if (auto bytes = find_bundle_entry(id.bundle_dir + "/" + file)) {
     auto entry = parse_signature(*bytes, error);
     if (!entry) {
-      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file, error);
+      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file,
+          error);
     } else if (entry->header.portable != id.portable) {
       log(LogLevel::kWarn, "{}: bundle entry '{}/{}' belongs to '{}'; ignoring it", id.label, id.bundle_dir, file,
           entry->header.portable);
@@ -242,7 +246,8 @@ std::optional<LoadedVariant> load_variant(const FunctionIdentity& id, const Vari
   if (auto bytes = find_bundle_entry(id.bundle_dir + "/" + file)) {
     auto entry = parse_variant(*bytes, error);
     if (!entry) {
-      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file, error);
+      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file,
+          error);
     } else if (entry->header.portable != id.portable || entry->key != words) {
       log(LogLevel::kWarn, "{}: bundle entry '{}/{}' belongs to another kernel or variant; ignoring it", id.label,
           id.bundle_dir, file);
@@ -291,7 +296,8 @@ std::optional<LoadedTuning> load_tuning(const FunctionIdentity& id, const std::v
   if (auto bytes = find_bundle_entry(id.bundle_dir + "/" + file)) {
     auto entry = parse_tuning(*bytes, error);
     if (!entry) {
-      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file, error);
+      log(LogLevel::kWarn, "{}: bundle entry '{}/{}' is damaged ({}); ignoring it", id.label, id.bundle_dir, file,
+          error);
     } else if (entry->header.portable != id.portable || !matches(*entry)) {
       log(LogLevel::kWarn, "{}: bundle entry '{}/{}' belongs to another kernel or key; ignoring it", id.label,
           id.bundle_dir, file);

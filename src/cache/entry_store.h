@@ -14,10 +14,10 @@ namespace triton_jit::detail {
 
 // Who a function is, for the cache. Built by the runtime before anything is compiled.
 struct FunctionIdentity {
-  std::string identity;  // "file:<real path>::<function>" or "module:<spec>[<search path>]::<function>"
-  std::string portable;  // "<file name>::<function>" or "module:<spec>::<function>": what bundles match
-  std::string label;     // the function's name as the user gave it, for messages
-  std::string file;      // the resolved real path of a file spec, "" for a module spec
+  std::string identity;    // "file:<real path>::<function>" or "module:<spec>[<search path>]::<function>"
+  std::string portable;    // "<file name>::<function>" or "module:<spec>::<function>": what bundles match
+  std::string label;       // the function's name as the user gave it, for messages
+  std::string file;        // the resolved real path of a file spec, "" for a module spec
   std::string disk_dir;    // digest of identity
   std::string bundle_dir;  // digest of portable
   // The values computed at import (Provenance::values) that this process's signature was checked

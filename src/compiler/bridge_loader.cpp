@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <mutex>
 
-#include "compiler/compiler_bridge.h"
 #include "common/env.h"
 #include "common/log.h"
 #include "common/target.h"
+#include "compiler/compiler_bridge.h"
 #include "compiler/paths.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/settings.h"
@@ -37,9 +37,10 @@ void load_libpython() {
   std::string path = env_or("TRITON_JIT_LIBPYTHON", configured_libpython());
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
     const char* why = dlerror();
-    throw Error(fmt::format("triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}); "
-                            "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
-                            path, why ? why : "unknown reason"));
+    throw Error(
+        fmt::format("triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}); "
+                    "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
+                    path, why ? why : "unknown reason"));
   }
 }
 
@@ -60,10 +61,10 @@ void check_python_executable(const std::string& python) {
     problem = "is not executable";
   }
   if (!problem.empty()) {
-    throw Error(fmt::format("triton_jit: compiling needs Python, and {} '{}' {}; expected the python executable of an "
-                            "environment that has triton (for a venv, <venv>/bin/python)",
-                            from_environment ? "TRITON_JIT_PYTHON" : "the Python configured at build time", python,
-                            problem));
+    throw Error(
+        fmt::format("triton_jit: compiling needs Python, and {} '{}' {}; expected the python executable of an "
+                    "environment that has triton (for a venv, <venv>/bin/python)",
+                    from_environment ? "TRITON_JIT_PYTHON" : "the Python configured at build time", python, problem));
   }
 }
 
@@ -86,15 +87,16 @@ CompilerBridge* load_bridge() {
   // Installed: <libdir>/triton_jit/; in a build tree: beside the core.
   std::filesystem::path installed = library_dir() / "triton_jit" / "libtriton_jit_python.so";
   std::filesystem::path built = library_dir() / "libtriton_jit_python.so";
-  std::string path = env_or("TRITON_JIT_BRIDGE_LIBRARY", (std::filesystem::exists(installed) ? installed : built).string());
+  std::string path =
+      env_or("TRITON_JIT_BRIDGE_LIBRARY", (std::filesystem::exists(installed) ? installed : built).string());
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
     throw Error(fmt::format("triton_jit: the compiler bridge '{}' could not be loaded ({})", path,
                             why ? why : "unknown reason"));
   }
-  auto create = reinterpret_cast<decltype(&triton_jit_create_compiler_bridge)>(
-      dlsym(lib, "triton_jit_create_compiler_bridge"));
+  auto create =
+      reinterpret_cast<decltype(&triton_jit_create_compiler_bridge)>(dlsym(lib, "triton_jit_create_compiler_bridge"));
   if (create == nullptr) throw Error(fmt::format("triton_jit: '{}' is not a triton_jit compiler bridge", path));
   BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string(),
                       running ? std::string() : env_or("TRITON_JIT_LIBPYTHON", configured_libpython()),

@@ -2,18 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
-#include <thread>
-#include <algorithm>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cache/bundle.h"
-#include "common/hash.h"
 #include "common/env.h"
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/settings.h"
 #include "runtime/tensor_descriptors.h"
@@ -61,7 +61,7 @@ struct Snapshot {
   void* data;
   void* saved;
   std::size_t bytes;
-  bool zero;  // reset_to_zero: zeroed before each run
+  bool zero;              // reset_to_zero: zeroed before each run
   bool restore_each_run;  // restore_value: restored after each run
 };
 
@@ -109,13 +109,18 @@ class Snapshots {
       const ArgSlot& slot = call.slots[p];
       if (slot.kind != ArgKind::kPointer) {
         throw ValueError(fmt::format("{}: argument '{}' of {} is not a tensor", f.sig.name, f.sig.params[p].name,
-                                     zero ? "reset_to_zero" : restore_each ? "restore_value" : "a hook's zero_ or copy_"));
+                                     zero           ? "reset_to_zero"
+                                     : restore_each ? "restore_value"
+                                                    : "a hook's zero_ or copy_"));
       }
       if (slot.extent == 0) {
-        throw ValueError(fmt::format(
-            "{}: tuning must save argument '{}' ({}), and its size is unknown: pass a tensor, or "
-            "triton_jit::device_pointer(ptr, dtype, device, bytes)",
-            f.sig.name, f.sig.params[p].name, zero ? "reset_to_zero" : restore_each ? "restore_value" : "a hook's zero_ or copy_"));
+        throw ValueError(
+            fmt::format("{}: tuning must save argument '{}' ({}), and its size is unknown: pass a tensor, or "
+                        "triton_jit::device_pointer(ptr, dtype, device, bytes)",
+                        f.sig.name, f.sig.params[p].name,
+                        zero           ? "reset_to_zero"
+                        : restore_each ? "restore_value"
+                                       : "a hook's zero_ or copy_"));
       }
       void* saved = ActiveBackend::allocate(device, slot.extent);
       list_.push_back(Snapshot{const_cast<void*>(slot.value.p), saved, slot.extent, zero, restore_each});
@@ -163,8 +168,8 @@ void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int dev
   try {
     run_decorators(f, t.call, after, device);
     if (t.call.config.grid_fn != nullptr) {
-      t.call.config.grid = t.call.config.grid_fn(
-          LaunchMeta(&f.sig, t.call.slots, f.sig.params.size(), t.call.config), t.call.config.grid_data);
+      t.call.config.grid = t.call.config.grid_fn(LaunchMeta(&f.sig, t.call.slots, f.sig.params.size(), t.call.config),
+                                                 t.call.config.grid_data);
     }
     t.options = f.resolve(t.call.config, ActiveBackend::device_target(device));
     encode_call(f.sig, t.options, t.call.slots, f.sig.params.size(), device, t.encoded);
@@ -280,7 +285,8 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
   const Trial* best = nullptr;
   std::string failures;
   for (const auto& t : trials) {
-    if (t->kernel == nullptr) failures += fmt::format("\n  config {} ({}): {}", t->config, a.configs[t->config].text, t->failure);
+    if (t->kernel == nullptr)
+      failures += fmt::format("\n  config {} ({}): {}", t->config, a.configs[t->config].text, t->failure);
     if (t->kernel != nullptr && (best == nullptr || faster(t->times, best->times))) best = t.get();
   }
   const std::string key_text = tuning_key_text(f.sig, call);
@@ -299,8 +305,12 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
       key_text, device_name, seconds, std::chrono::duration<double>(compiled - started).count(), best->config, report);
   Provenance provenance = f.provenance;
   provenance.environment = compiler_environment_digest();
-  TuningEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)}, persisted_key(key),
-                    device_name, a.configs_digest, best->config, milliseconds};
+  TuningEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)},
+                    persisted_key(key),
+                    device_name,
+                    a.configs_digest,
+                    best->config,
+                    milliseconds};
   store_tuning(f.id, entry);
   record_bundle_entry(f.id.bundle_dir, tuning_file_name(entry.key, device_name, entry.configs), serialize_tuning(entry),
                       f.sig.name);
@@ -353,12 +363,13 @@ void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCal
   to.config = from.config;
   to.launch_hook = from.launch_hook;
   // Descriptors a hook set point into the call that owns them: the copy gets its own.
-  for (uint8_t d = 0; d < from.descriptors.count; ++d) std::construct_at(&to.descriptors.items[d], from.descriptors.items[d]);
+  for (uint8_t d = 0; d < from.descriptors.count; ++d)
+    std::construct_at(&to.descriptors.items[d], from.descriptors.items[d]);
   to.descriptors.count = from.descriptors.count;
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
     if (to.slots[i].kind == ArgKind::kTensorDescriptor && from.descriptors.owns(to.slots[i].value.p)) {
-      to.slots[i].value.p = &to.descriptors.items[static_cast<const TensorDescriptor*>(to.slots[i].value.p) -
-                                                  from.descriptors.items];
+      to.slots[i].value.p =
+          &to.descriptors.items[static_cast<const TensorDescriptor*>(to.slots[i].value.p) - from.descriptors.items];
     }
   }
 }
@@ -404,26 +415,38 @@ std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call
     const ArgSlot& s = call.slots[p];
     std::string value;
     switch (s.kind) {
-      case ArgKind::kInt: value = std::to_string(s.value.i); break;
-      case ArgKind::kUInt: value = std::to_string(s.value.u); break;
-      case ArgKind::kFloat: value = fmt::format("{}", s.value.f); break;
-      case ArgKind::kBool: value = s.value.i ? "True" : "False"; break;
-      case ArgKind::kString: value = fmt::format("'{}'", std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kInt:
+        value = std::to_string(s.value.i);
+        break;
+      case ArgKind::kUInt:
+        value = std::to_string(s.value.u);
+        break;
+      case ArgKind::kFloat:
+        value = fmt::format("{}", s.value.f);
+        break;
+      case ArgKind::kBool:
+        value = s.value.i ? "True" : "False";
+        break;
+      case ArgKind::kString:
+        value = fmt::format("'{}'", std::string_view(s.value.s, s.size));
+        break;
       case ArgKind::kJitFunction:
         value = static_cast<const JitFunctionArg*>(s.value.p)->label();
         break;
-      case ArgKind::kPointer: value = fmt::format("*{}", dtype_name(s.dtype)); break;
-      default: value = "None";
+      case ArgKind::kPointer:
+        value = fmt::format("*{}", dtype_name(s.dtype));
+        break;
+      default:
+        value = "None";
     }
     text += (text.empty() ? "" : ", ") + sig.params[p].name + "=" + value;
   }
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    if (call.slots[i].kind == ArgKind::kPointer) text += (text.empty() ? "*" : ", *") + std::string(dtype_name(call.slots[i].dtype));
+    if (call.slots[i].kind == ArgKind::kPointer)
+      text += (text.empty() ? "*" : ", *") + std::string(dtype_name(call.slots[i].dtype));
   }
   return text;
 }
-
-
 
 int choose_config(Impl& f, const PreparedCall& call, int device) {
   const AutotuneSpec& a = *f.sig.autotune;
@@ -434,9 +457,11 @@ int choose_config(Impl& f, const PreparedCall& call, int device) {
   tuning_key(f.sig, call, device, key);
   // The last key's choice first: it is one cache line, where the table is three.
   const TuningChoice* last = f.last_choice.load(std::memory_order_acquire);
-  if (last != nullptr && last->key == key) [[likely]] return last->config;
+  if (last != nullptr && last->key == key) [[likely]]
+    return last->config;
   const TuningChoice* c = f.tuned.find(key);
-  if (c == nullptr) [[unlikely]] c = tune_new_key(f, call, device, key);
+  if (c == nullptr) [[unlikely]]
+    c = tune_new_key(f, call, device, key);
   f.last_choice.store(c, std::memory_order_release);
   return c->config;
 }
@@ -446,7 +471,8 @@ std::optional<AutotuneChoice> known_choice(Impl& f, const PreparedCall& call, in
   auto choice = [&](int config, std::string source, double ms) {
     return AutotuneChoice{config, a.configs[static_cast<std::size_t>(config)].text, std::move(source), ms};
   };
-  if (const int forced = f.forced_config.load(std::memory_order_relaxed); forced >= 0) return choice(forced, "forced", 0);
+  if (const int forced = f.forced_config.load(std::memory_order_relaxed); forced >= 0)
+    return choice(forced, "forced", 0);
   if (a.configs.size() == 1) return choice(0, "single config", 0);
   if (!hot_settings().autotune.load(std::memory_order_relaxed)) return choice(0, "autotune off", 0);
   VariantKey key;
@@ -489,26 +515,33 @@ std::vector<int> candidate_configs(Impl& f, const PreparedCall& call, int device
     return stored->entry.kept;
   }
   if (offline) {
-    throw Error(fmt::format("{}: prune_configs_by runs in Python, which offline mode does not use, and no cache or "
-                            "bundle holds its result for key ({}); warm up or tune that key once with compiling on",
-                            f.sig.name, tuning_key_text(f.sig, call)));
+    throw Error(
+        fmt::format("{}: prune_configs_by runs in Python, which offline mode does not use, and no cache or "
+                    "bundle holds its result for key ({}); warm up or tune that key once with compiling on",
+                    f.sig.name, tuning_key_text(f.sig, call)));
   }
   const std::string kept = compiler_bridge().prune_configs(f.location, a.decorator, arguments_json(f.sig, call));
   auto j = nlohmann::json::parse(kept, nullptr, false);
   std::vector<int> out;
   if (j.is_array()) {
     for (const auto& i : j) {
-      if (i.is_number_unsigned() && i.get<uint64_t>() < a.configs.size()) out.push_back(static_cast<int>(i.get<uint64_t>()));
+      if (i.is_number_unsigned() && i.get<uint64_t>() < a.configs.size())
+        out.push_back(static_cast<int>(i.get<uint64_t>()));
     }
   }
   if (out.empty()) throw Error(fmt::format("{}: prune_configs_by kept no config", f.sig.name));
   Provenance provenance = f.provenance;
   provenance.environment = compiler_environment_digest();
-  TuningEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)}, persisted_key(key),
-                    kPruneRecord, a.configs_digest, out.front(), {}, out};
+  TuningEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)},
+                    persisted_key(key),
+                    kPruneRecord,
+                    a.configs_digest,
+                    out.front(),
+                    {},
+                    out};
   store_tuning(f.id, entry);
-  record_bundle_entry(f.id.bundle_dir, tuning_file_name(entry.key, kPruneRecord, entry.configs), serialize_tuning(entry),
-                      f.sig.name);
+  record_bundle_entry(f.id.bundle_dir, tuning_file_name(entry.key, kPruneRecord, entry.configs),
+                      serialize_tuning(entry), f.sig.name);
   return out;
 }
 

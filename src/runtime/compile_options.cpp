@@ -54,8 +54,10 @@ std::optional<double> parse_real(std::string_view text) {
 
 CompileOptions& CompileOptions::put(std::string_view name, Value value) {
   if (!is_identifier(name)) {
-    throw ValueError(fmt::format("CompileOptions::set: '{}' is not an option name (a Python identifier of at most "
-                                 "64 characters)", name.substr(0, 100)));
+    throw ValueError(
+        fmt::format("CompileOptions::set: '{}' is not an option name (a Python identifier of at most "
+                    "64 characters)",
+                    name.substr(0, 100)));
   }
   if (std::find(kLaunchConfigFields.begin(), kLaunchConfigFields.end(), name) != kLaunchConfigFields.end()) {
     throw ValueError(fmt::format("CompileOptions::set: '{}' is a field of LaunchConfig; set it there", name));
@@ -96,8 +98,8 @@ CompileOptions CompileOptions::for_call(LaunchConfig& config) const {
     };
     auto field_bool = [&]() -> bool {
       if (!truth && !falsity && integer != 0 && integer != 1) {
-        throw ValueError(fmt::format("CompileOptions::extra: '{}' must be true or false, got '{}'", name,
-                                     literal.substr(0, 100)));
+        throw ValueError(
+            fmt::format("CompileOptions::extra: '{}' must be true or false, got '{}'", name, literal.substr(0, 100)));
       }
       return truth || integer == 1;
     };
@@ -128,7 +130,8 @@ CompileOptions CompileOptions::for_call(LaunchConfig& config) const {
 
 std::string CompileOptions::text() const {
   std::string out;
-  for (const auto& [name, value] : items_) out += fmt::format("{}{}={}", out.empty() ? "" : ", ", name, python_text(value));
+  for (const auto& [name, value] : items_)
+    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", name, python_text(value));
   return out;
 }
 

@@ -36,12 +36,13 @@ namespace {
 std::atomic<uint32_t> g_device_targets[kMaxDevices];  // arch | specific << 16 | known << 31
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_device_range(const std::string& kernel, int device) {
-  throw ValueError(fmt::format("{}: device {} is not a device triton_jit can launch on (0 to {})", kernel, device,
-                               kMaxDevices - 1));
+  throw ValueError(
+      fmt::format("{}: device {} is not a device triton_jit can launch on (0 to {})", kernel, device, kMaxDevices - 1));
 }
 
 Target device_target(const std::string& kernel, int device) {
-  if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(kernel, device);
+  if (device < 0 || device >= kMaxDevices) [[unlikely]]
+    throw_device_range(kernel, device);
   uint32_t packed = g_device_targets[device].load(std::memory_order_relaxed);
   if (packed & 0x80000000u) [[likely]] {
     return Target{static_cast<int>(packed & 0xFFFF), (packed & 0x10000u) != 0,
@@ -71,7 +72,7 @@ int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
 // wait). Never destroyed.
 struct Registry {
   using Key = std::pair<std::string, std::string>;
-  std::mutex mutex;  // held across fork()
+  std::mutex mutex;                             // held across fork()
   std::map<Key, TritonJITFunction*> functions;  // guarded by mutex
   detail::SingleFlight<Key, TritonJITFunction> building;
 };
@@ -121,14 +122,16 @@ ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& given, Targ
   }
   if (c.num_ctas < 0 || o.num_ctas > 16 || (o.num_ctas & (o.num_ctas - 1)) != 0) [[unlikely]] {
     throw_option(sig.name, fmt::format("num_ctas must be 1, 2, 4, 8 or 16 (a thread-block cluster Triton can build), "
-                                       "got {}", c.num_ctas));
+                                       "got {}",
+                                       c.num_ctas));
   }
   if (o.num_ctas > 1 && o.vendor == Vendor::kCuda && o.arch < 90) [[unlikely]] {
     throw_option(sig.name, fmt::format("num_ctas={} needs sm_90 or newer (thread-block clusters); the target is sm_{}",
                                        o.num_ctas, o.arch));
   }
   if (c.num_stages < 0 || o.num_stages > 64) [[unlikely]] {
-    throw_option(sig.name, fmt::format("num_stages must be from 1 to 64 (0: the kernel's default), got {}", c.num_stages));
+    throw_option(sig.name,
+                 fmt::format("num_stages must be from 1 to 64 (0: the kernel's default), got {}", c.num_stages));
   }
   if (c.maxnreg < 0 || c.maxnreg > 255 || (o.maxnreg != 0 && o.maxnreg < 16)) [[unlikely]] {
     throw_option(sig.name, fmt::format("maxnreg must be 0 (no limit) or from 16 to 255, got {}", c.maxnreg));
@@ -202,8 +205,7 @@ __attribute__((always_inline)) inline const Variant* launch_bound(TritonJITFunct
     detail::encode_params_split(f.sig, args, num_args, rest, device, call);
     v = known;
   } else {
-    const ResolvedOptions options =
-        f.resolve(given, device_target(f.sig.name, device), Remembered ? chosen : nullptr);
+    const ResolvedOptions options = f.resolve(given, device_target(f.sig.name, device), Remembered ? chosen : nullptr);
     if constexpr (Nested) {
       detail::encode_call_nested(f.sig, options, args, num_args, device, call);
     } else if constexpr (Remembered) {
@@ -221,8 +223,10 @@ __attribute__((always_inline)) inline const Variant* launch_bound(TritonJITFunct
     }
   }
   const ActiveBackend::Kernel* k = v->loaded[device].load(std::memory_order_acquire);
-  if (k == nullptr) [[unlikely]] k = detail::load_on_device(f, *v, device);
-  if (call.num_descriptors != 0) [[unlikely]] detail::expand_descriptors(v->metadata, call);
+  if (k == nullptr) [[unlikely]]
+    k = detail::load_on_device(f, *v, device);
+  if (call.num_descriptors != 0) [[unlikely]]
+    detail::expand_descriptors(v->metadata, call);
   detail::HotSettings& settings = detail::hot_settings();
   if (settings.stats.load(std::memory_order_relaxed)) [[unlikely]] {
     f.hits.fetch_add(1, std::memory_order_relaxed);
@@ -260,9 +264,10 @@ __attribute__((always_inline)) inline const Variant* launch_bound(TritonJITFunct
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_tuples_with_decorators(const TritonJITFunction::Impl& f) {
-  throw TypeError(fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
-                              "supported",
-                              f.sig.name));
+  throw TypeError(
+      fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
+                  "supported",
+                  f.sig.name));
 }
 
 // Note [One frame to the driver]
@@ -287,7 +292,8 @@ __attribute__((noinline)) void launch_decorators_run(TritonJITFunction::Impl& f,
   const detail::Binding binding = detail::bind_decorated(f.sig, args, num_args, call);
   const bool remember = binding == detail::Binding::kDecorated && inputs != nullptr;
   if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
-  if (call.launch_hook != nullptr) [[unlikely]] detail::write_hooked(f.sig, *call.launch_hook, call);
+  if (call.launch_hook != nullptr) [[unlikely]]
+    detail::write_hooked(f.sig, *call.launch_hook, call);
   const Variant* v = launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
   if (remember) f.memo.remember(*inputs, call.slots, call.config, v);
 }
@@ -318,8 +324,10 @@ __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, cons
   if (memo.enabled() && num_args == memo.num_user() && memo.pack(args, num_args, config, inputs)) [[likely]] {
     // Note [Launch device], from what pack() saw.
     int device = config.device >= 0 ? config.device : inputs.first_device;
-    if (device < 0) [[unlikely]] device = ActiveBackend::current_device();
-    if (device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
+    if (device < 0) [[unlikely]]
+      device = ActiveBackend::current_device();
+    if (device >= kMaxDevices) [[unlikely]]
+      throw_device_range(f.sig.name, device);
     memo.seal(inputs, device);
     detail::DecoratedMemo::Outputs out;
     const Variant* known;
@@ -335,13 +343,15 @@ __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, cons
     return;
   }
   const int device = launch_device(config, args, num_args);
-  if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
+  if (device < 0 || device >= kMaxDevices) [[unlikely]]
+    throw_device_range(f.sig.name, device);
   launch_decorators_run(f, config, args, num_args, device, nullptr);
 }
 
 __attribute__((noinline)) void launch_with_tuples(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                   const ArgSlot* slots, std::size_t num_slots) {
-  if (f.sig.decorated()) [[unlikely]] throw_tuples_with_decorators(f);
+  if (f.sig.decorated()) [[unlikely]]
+    throw_tuples_with_decorators(f);
   launch_bound<true>(f, config, slots, num_slots, launch_device(config, slots, num_slots));
 }
 
@@ -349,7 +359,8 @@ __attribute__((noinline)) void launch_with_tuples(TritonJITFunction::Impl& f, co
 
 void TritonJITFunction::launch(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) [[unlikely]] return launch_decorated(f, config, args, num_args);
+  if (f.sig.decorated()) [[unlikely]]
+    return launch_decorated(f, config, args, num_args);
   launch_plain(f, config, args, num_args);
 }
 
@@ -483,12 +494,14 @@ VariantInfo prepare_bound(TritonJITFunction::Impl& f, const LaunchConfig& config
 int prepare_device(const TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
                    std::size_t num_args) {
   if (!ActiveBackend::available()) {
-    throw Error(fmt::format("{}: prepare() loads the kernel on a GPU, and this machine has no usable one; "
-                            "warmup() compiles without one",
-                            f.sig.name));
+    throw Error(
+        fmt::format("{}: prepare() loads the kernel on a GPU, and this machine has no usable one; "
+                    "warmup() compiles without one",
+                    f.sig.name));
   }
   const int device = launch_device(config, args, num_args);
-  if (device < 0 || device >= kMaxDevices) [[unlikely]] throw_device_range(f.sig.name, device);
+  if (device < 0 || device >= kMaxDevices) [[unlikely]]
+    throw_device_range(f.sig.name, device);
   return device;
 }
 
@@ -557,7 +570,7 @@ const std::string& TritonJITFunction::source_file() const noexcept { return impl
 std::vector<ParamInfo> TritonJITFunction::params() const {
   std::vector<ParamInfo> out;
   for (const auto& p : impl_->sig.params) {
-    std::string kind = p.is_constexpr ? "constexpr"
+    std::string kind = p.is_constexpr  ? "constexpr"
                        : !p.specialize ? "do_not_specialize"
                        : !p.align      ? "do_not_specialize_on_alignment"
                                        : "specialized";

@@ -70,9 +70,10 @@ void check_same_sources(const Impl& f, const Provenance& compiled) {
   for (const auto& c : compiled.sources) {
     for (const auto& s : f.provenance.sources) {
       if (s.path == c.path && s.digest != c.digest) {
-        throw Error(fmt::format("{}: '{}' changed after this process read its signature; restart the process to use "
-                                "the new source (nothing was compiled from it)",
-                                f.sig.name, c.path));
+        throw Error(
+            fmt::format("{}: '{}' changed after this process read its signature; restart the process to use "
+                        "the new source (nothing was compiled from it)",
+                        f.sig.name, c.path));
       }
     }
   }
@@ -158,7 +159,8 @@ std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const V
 }
 
 // Bundle or disk; an entry whose content fails its check is dropped (and removed from disk).
-std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
+std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key,
+                                        const CallArgs& args) {
   auto started = Clock::now();
   auto stored = load_variant(f.id, key, offline_now());
   if (!stored) return nullptr;
@@ -204,11 +206,12 @@ std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, con
                                    v->signature_text, v->target, e.what()));
   }
   // Validate, then persist: a malformed result must not reach later processes.
-  v->metadata = check_compiled(f.sig.name, compiled.metadata_json, compiled.binary, Target{o.arch, o.arch_specific, o.vendor});
+  v->metadata =
+      check_compiled(f.sig.name, compiled.metadata_json, compiled.binary, Target{o.arch, o.arch_specific, o.vendor});
   v->num_kernel_params += v->metadata.scratch_params + descriptor_param_count(f.sig, key, v->metadata);
   const double triton_ms = triton_compile_ms(compiled.metadata_json);
-  Provenance provenance = provenance_of(compiled.sources, v->metadata.triton_version,
-                                        triton_dir_of(compiled.metadata_json), environment);
+  Provenance provenance =
+      provenance_of(compiled.sources, v->metadata.triton_version, triton_dir_of(compiled.metadata_json), environment);
   check_same_sources(f, provenance);
   provenance.values = f.provenance.values;
   VariantEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, std::move(provenance)},
@@ -270,16 +273,17 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
   if (f->sig.autotune && !f->sig.autotune->hooks.empty()) {
     std::string hooks;
     for (const auto& h : f->sig.autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;
-    throw Error(fmt::format("{}: its @triton.autotune runs Python code that triton_jit cannot run around C++ launches: "
-                            "{}",
-                            f->sig.name, hooks));
+    throw Error(
+        fmt::format("{}: its @triton.autotune runs Python code that triton_jit cannot run around C++ launches: "
+                    "{}",
+                    f->sig.name, hooks));
   }
   if (f->sig.params.size() > kMaxParams) {
     throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", f->sig.name,
                                  f->sig.params.size(), kMaxParams));
   }
-  log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f->sig.name,
-      f->sig.params.size(), f->sig.file, seconds_since(started) * 1e3);
+  log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f->sig.name, f->sig.params.size(),
+      f->sig.file, seconds_since(started) * 1e3);
   f->memo.configure(f->sig);
   guard_across_fork(f->mutex, LockLevel::kFunction);
   on_fork_child(&abandon_in_flight, f.get());

@@ -25,7 +25,10 @@ VariantEntry sample() {
   v.key = {90, 7, 1ull << 63};
   v.target = "cuda:90";
   v.metadata_json = R"({"name":"scale"})";
-  v.binary = std::string("\x7f" "ELF\0\0binary", 13);
+  v.binary = std::string(
+      "\x7f"
+      "ELF\0\0binary",
+      13);
   return v;
 }
 
@@ -93,15 +96,26 @@ TEST(EntryFormat, ChecksumCoversHeaderAndPayload) {
 
 TEST(EntryFormat, DamagedHeadersAreReasonsNotExceptions) {
   const std::string bytes = serialize_variant(sample());
-  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["binary_bytes"] = h["binary_size"]; h.erase("binary_size"); })),
+  EXPECT_EQ(reason(reframed(bytes,
+                            [](auto& h) {
+                              h["binary_bytes"] = h["binary_size"];
+                              h.erase("binary_size");
+                            })),
             "header field 'binary_size' is not a size");
   EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["metadata_size"] = "16"; })),
             "header field 'metadata_size' is not a size");
   EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["metadata_size"] = ~0ull; })),
             "header field 'metadata_size' is not a size below 1 GiB");
   EXPECT_NE(reason(reframed(bytes, [](auto& h) { h["binary_size"] = 1; })).find("payload of"), std::string::npos);
-  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["key"] = {1, -2}; })), "header field 'key' is not an array of words");
-  EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["sources"] = {{{"path", 3}}}; })),
+  EXPECT_EQ(reason(reframed(bytes,
+                            [](auto& h) {
+                              h["key"] = {1, -2};
+                            })),
+            "header field 'key' is not an array of words");
+  EXPECT_EQ(reason(reframed(bytes,
+                            [](auto& h) {
+                              h["sources"] = {{{"path", 3}}};
+                            })),
             "header field 'path' is not a string");
   EXPECT_EQ(reason(reframed(bytes, [](auto& h) { h["triton"] = nullptr; })), "header field 'triton' is not an object");
   EXPECT_EQ(reason(""), "empty");

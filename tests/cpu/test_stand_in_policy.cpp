@@ -21,12 +21,12 @@ TEST(StandInPolicy, SixteenBitLinearLayersStayOursOnlyInTheClassesMeasuredFaster
   for (int64_t m : {128, 512}) EXPECT_EQ(route_matmul(MatmulShape{1, m, 4096, 14336, 2}), Route::kAten) << m;
   EXPECT_EQ(route_matmul(MatmulShape{1, 64, 4096, 4096, 2}), Route::kAten);  // o at 64 rows, split: 1.11x
   for (int64_t m : {1, 16, 64, 512, 2048}) EXPECT_EQ(route_matmul(MatmulShape{1, m, kVocab, 4096, 2}), Route::kOurs);
-  EXPECT_EQ(route_matmul(MatmulShape{1, 128, kVocab, 4096, 2}), Route::kAten);   // lm_head, too few tiles
-  EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 4096, 4096, 2}), Route::kOurs);    // o at a long prefill
-  EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 28672, 4096, 2}), Route::kAten);   // gate_up there: parity
-  EXPECT_EQ(route_matmul(MatmulShape{1, 16, kVocab, 4096, 4}), Route::kAten);    // float32
-  EXPECT_EQ(route_matmul(MatmulShape{4, 16, kVocab, 4096, 2}), Route::kAten);    // batched
-  EXPECT_EQ(route_matmul(MatmulShape{32, 2048, 2048, 128, 2}), Route::kAten);    // attention scores
+  EXPECT_EQ(route_matmul(MatmulShape{1, 128, kVocab, 4096, 2}), Route::kAten);  // lm_head, too few tiles
+  EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 4096, 4096, 2}), Route::kOurs);   // o at a long prefill
+  EXPECT_EQ(route_matmul(MatmulShape{1, 8192, 28672, 4096, 2}), Route::kAten);  // gate_up there: parity
+  EXPECT_EQ(route_matmul(MatmulShape{1, 16, kVocab, 4096, 4}), Route::kAten);   // float32
+  EXPECT_EQ(route_matmul(MatmulShape{4, 16, kVocab, 4096, 2}), Route::kAten);   // batched
+  EXPECT_EQ(route_matmul(MatmulShape{32, 2048, 2048, 128, 2}), Route::kAten);   // attention scores
   EXPECT_EQ(route_matmul(MatmulShape{32, 128, 128, 128, 2}), Route::kAten);
 }
 

@@ -92,9 +92,7 @@ class Progress {
   }
 
  private:
-  double elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  }
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(); }
   void draw() {
     std::lock_guard lock(mutex_);
     draw_locked();
@@ -232,14 +230,14 @@ int main(int argc, char** argv) {
       for (const auto& t : k.tunings) {
         context = manifest_path.string() + ": " + t.where + " (" + f.name() + ")";
         if (!triton_jit::cuda_available()) {
-          throw std::runtime_error("tuning runs on a GPU and there is none here; run where one is, or pass "
-                                   "--no-tune to leave the tuning calls out");
+          throw std::runtime_error(
+              "tuning runs on a GPU and there is none here; run where one is, or pass "
+              "--no-tune to leave the tuning calls out");
         }
         const auto tuning_started = std::chrono::steady_clock::now();
         const std::string chosen = tune(f, t);
         ++tuned;
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_started).count();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - tuning_started).count();
         std::fprintf(stderr, "%stuned %s %s: %s (%.1f s)\n", terminal && tuned == 1 ? "\n" : "", f.name().c_str(),
                      t.where.c_str(), chosen.c_str(), seconds);
       }

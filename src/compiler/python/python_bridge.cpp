@@ -151,19 +151,22 @@ std::vector<SourceText> sources_of(const py::handle& list) {
     if (executable.empty()) executable = sys.attr("executable").cast<std::string>();
   } catch (...) {
   }
-  const std::string where = fmt::format("No module named '{}' in the Python that compiles kernels ('{}', Python {}, "
-                                        "prefix '{}')", module, executable.empty() ? "(the default)" : executable,
-                                        version, prefix);
+  const std::string where = fmt::format(
+      "No module named '{}' in the Python that compiles kernels ('{}', Python {}, "
+      "prefix '{}')",
+      module, executable.empty() ? "(the default)" : executable, version, prefix);
   if (module == "triton" || module.starts_with("triton.") || module == "torch") {
-    throw CompileError(fmt::format("triton_jit: {}; install it there (pip install {}), or set TRITON_JIT_PYTHON to the "
-                                   "python executable of an environment that has it (for a venv, <venv>/bin/python)",
-                                   where, module.substr(0, module.find('.'))));
+    throw CompileError(
+        fmt::format("triton_jit: {}; install it there (pip install {}), or set TRITON_JIT_PYTHON to the "
+                    "python executable of an environment that has it (for a venv, <venv>/bin/python)",
+                    where, module.substr(0, module.find('.'))));
   }
   // The standard library missing: the executable and the libpython are different installations.
-  throw CompileError(fmt::format("triton_jit: {}: that Python's installation does not match the libpython loaded ('{}'); "
-                                 "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of that installation, or "
-                                 "TRITON_JIT_PYTHON to the python of the libpython's own",
-                                 where, config.libpython.empty() ? "the one already in the process" : config.libpython));
+  throw CompileError(
+      fmt::format("triton_jit: {}: that Python's installation does not match the libpython loaded ('{}'); "
+                  "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of that installation, or "
+                  "TRITON_JIT_PYTHON to the python of the libpython's own",
+                  where, config.libpython.empty() ? "the one already in the process" : config.libpython));
 }
 
 class PythonBridge final : public CompilerBridge {
@@ -177,7 +180,8 @@ class PythonBridge final : public CompilerBridge {
       // Leaked on purpose: destroying a Python object at exit needs a GIL nobody may hold then.
       module_ = new py::object(py::module_::import("triton_jit_compile"));
       lookup_error_ = new py::object(module_->attr("KernelLookupError"));
-      if (py::hasattr(*module_, "KernelImportError")) import_error_ = new py::object(module_->attr("KernelImportError"));
+      if (py::hasattr(*module_, "KernelImportError"))
+        import_error_ = new py::object(module_->attr("KernelImportError"));
       tracebacks_ = config.tracebacks;
       if (py::hasattr(*module_, "set_compile_only_target")) module_->attr("set_compile_only_target")(config.target);
     } catch (py::error_already_set& e) {
@@ -191,8 +195,8 @@ class PythonBridge final : public CompilerBridge {
       py::module_::import("triton");
     } catch (py::error_already_set& e) {
       if (e.matches(PyExc_ModuleNotFoundError)) throw_missing_module(e, config);
-      throw CompileError(fmt::format("triton_jit: importing triton failed in Python '{}':\n{}", config.python_executable,
-                                     format_python_error(e)));
+      throw CompileError(fmt::format("triton_jit: importing triton failed in Python '{}':\n{}",
+                                     config.python_executable, format_python_error(e)));
     }
     // (A compile script of a test or a vendor may not have the check.)
     if (py::hasattr(*module_, "unsupported_triton")) {
@@ -212,8 +216,8 @@ class PythonBridge final : public CompilerBridge {
     } catch (py::error_already_set& e) {
       throw_translated(e, where);
     } catch (const py::cast_error& e) {
-      throw CompileError(fmt::format("{}: the compile script returned a malformed description ({})", where.function,
-                                     e.what()));
+      throw CompileError(
+          fmt::format("{}: the compile script returned a malformed description ({})", where.function, e.what()));
     }
   }
 
@@ -244,8 +248,8 @@ class PythonBridge final : public CompilerBridge {
     } catch (py::error_already_set& e) {
       throw_translated(e, where);
     } catch (const py::cast_error& e) {
-      throw CompileError(fmt::format("{}: the compile script returned a malformed result ({})", where.function,
-                                     e.what()));
+      throw CompileError(
+          fmt::format("{}: the compile script returned a malformed result ({})", where.function, e.what()));
     }
   }
 
@@ -267,8 +271,9 @@ class PythonBridge final : public CompilerBridge {
                             const std::string& arguments_json) override {
     py::gil_scoped_acquire gil;
     try {
-      return module_->attr("prune_configs")(where.file, where.module, where.function, where.search_path, decorator,
-                                            arguments_json)
+      return module_
+          ->attr("prune_configs")(where.file, where.module, where.function, where.search_path, decorator,
+                                  arguments_json)
           .cast<std::string>();
     } catch (py::error_already_set& e) {
       throw Error(fmt::format("{}: prune_configs_by failed in Python: {}\n{}", where.function,
@@ -285,9 +290,9 @@ class PythonBridge final : public CompilerBridge {
     // A kernel module that fails at import: the file, the line and the exception in a few lines;
     // the traceback, mostly the import machinery's frames, at the debug log level.
     if (import_error_ != nullptr && e.matches(*import_error_)) {
-      throw CompileError(fmt::format("{}: {}\n{}", what, py::str(e.value()).cast<std::string>(),
-                                     tracebacks_ ? format_python_error(e)
-                                                 : "(TRITON_JIT_LOG_LEVEL=debug adds the Python traceback)"));
+      throw CompileError(
+          fmt::format("{}: {}\n{}", what, py::str(e.value()).cast<std::string>(),
+                      tracebacks_ ? format_python_error(e) : "(TRITON_JIT_LOG_LEVEL=debug adds the Python traceback)"));
     }
     throw CompileError(fmt::format("{}: {}\n{}", what, py::str(e.value()).cast<std::string>(), format_python_error(e)));
   }
