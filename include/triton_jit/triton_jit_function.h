@@ -42,6 +42,9 @@ struct ParamInfo {
   std::string kind;        // "specialized", "constexpr", "do_not_specialize", ...
   std::string annotation;  // Triton type ("i64", "*fp32") or "" when unannotated
   bool has_default = false;
+  // The default as a slot (strings point into the function, which lives until exit); kNone when
+  // there is none, kUnsupported when the Python default is not a value a call could pass.
+  ArgSlot default_value{};
 };
 
 // One intermediate text of a compile ("ttir", "ttgir", "llir", "ptx"; "amdgcn" for AMD GPUs).
@@ -104,6 +107,8 @@ class TRITON_JIT_API LaunchMeta {
   int64_t operator[](std::string_view name) const;
   // Any number (floats too).
   double real(std::string_view name) const;
+  // The argument of a parameter whatever its kind, or nullptr when there is no such parameter.
+  const ArgSlot* argument(std::string_view name) const noexcept { return find(name); }
 
   LaunchMeta(const void* signature, const ArgSlot* args, std::size_t num_args, const LaunchConfig& config) noexcept
       : signature_(signature), args_(args), num_args_(num_args), config_(config) {}
@@ -113,7 +118,7 @@ class TRITON_JIT_API LaunchMeta {
       : signature_(signature), args_(args), num_args_(num_args), config_(config), rest_(rest) {}
 
  private:
-  const ArgSlot* find(std::string_view name) const;
+  const ArgSlot* find(std::string_view name) const noexcept;
   const void* signature_;
   const ArgSlot* args_;
   std::size_t num_args_;

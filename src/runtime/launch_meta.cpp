@@ -6,7 +6,7 @@
 
 namespace triton_jit {
 
-const ArgSlot* LaunchMeta::find(std::string_view name) const {
+const ArgSlot* LaunchMeta::find(std::string_view name) const noexcept {
   const auto& sig = *static_cast<const detail::KernelSignature*>(signature_);
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
     if (sig.params[i].name != name) continue;

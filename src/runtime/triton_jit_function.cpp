@@ -574,7 +574,14 @@ std::vector<ParamInfo> TritonJITFunction::params() const {
                        : !p.specialize ? "do_not_specialize"
                        : !p.align      ? "do_not_specialize_on_alignment"
                                        : "specialized";
-    out.push_back(ParamInfo{p.name, kind, p.annotation ? detail::token_name(p.annotation) : "", p.has_default});
+    ParamInfo info{p.name, kind, p.annotation ? detail::token_name(p.annotation) : "", p.has_default};
+    if (p.has_default) info.default_value = p.default_value;
+    if (p.has_default && !p.default_error.empty()) {
+      info.default_value = ArgSlot{};
+      info.default_value.kind = ArgKind::kUnsupported;
+      info.default_value.value.s = p.default_error.c_str();
+    }
+    out.push_back(std::move(info));
   }
   return out;
 }
