@@ -145,6 +145,12 @@ def _import_file(file_path):
     if not os.path.isfile(file_path):
         raise KernelLookupError(f"kernel file '{file_path}' not found")
     root, dotted = _package_root(file_path)
+    # A Python host that imported the package already keeps its module: importing it again would
+    # replace the objects the host holds (its kernels, their autotuners' state) with copies.
+    host = sys.modules.get(dotted) if "." in dotted else None
+    if host is not None and _module_file(host) == os.path.realpath(file_path):
+        _FILE_MODULES[file_path] = host
+        return host
     with _Snapshots():
         if "." in dotted:
             if root not in sys.path:
