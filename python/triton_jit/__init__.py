@@ -1,8 +1,11 @@
-"""triton_jit for Python: the operator library in torch.ops.triton_jit, and the runtime's
-settings. Importing it loads the operators (torch is imported first: the library uses its
-libtorch); the kernels compile in this interpreter, with its Triton.
+"""triton_jit for Python: Triton kernels launched through the runtime (triton_jit.jit), the
+operator library in torch.ops.triton_jit, and the runtime's settings. Importing it loads the
+operators (torch is imported first: the library uses its libtorch); the kernels compile in this
+interpreter, with its Triton.
 
     import torch, triton_jit
+    k = triton_jit.jit(add_kernel)        # a @triton.jit function, autotuned or not
+    k[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
     y = torch.ops.triton_jit.rms_norm(x, [x.shape[-1]], weight, 1e-6)
     triton_jit.set_cache_dir("/var/cache/my_app/kernels")
     triton_jit.warmup(torch.float16)      # compile ahead, no GPU needed
@@ -13,7 +16,10 @@ import os as _os
 
 import torch as _torch
 
-__version__ = _metadata.version("triton-jit")
+try:
+    __version__ = _metadata.version("triton-jit")
+except _metadata.PackageNotFoundError:  # the build tree's copy, which the tests import
+    __version__ = "0+build"
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 LIBRARY = _os.path.join(_HERE, "lib", "libtriton_jit_ops.so.0")
 AOT = _os.path.join(_HERE, "bin", "triton_jit_aot")
@@ -37,6 +43,8 @@ def _check_torch(found, built_with):
 _check_torch(_torch.__version__, _BUILT_WITH)
 _torch.ops.load_library(LIBRARY)
 ops = _torch.ops.triton_jit
+
+from .launch import CompileError, DriverError, Kernel, Launcher, LaunchMeta, jit, load  # noqa: E402  (after torch's libraries)
 
 
 def warmup(dtype):

@@ -86,3 +86,15 @@ def test_another_torch_is_named_at_import_instead_of_an_undefined_symbol(venv):
     assert built.count(".") == 1, built
     assert f"REFUSED triton_jit 0.1.0 was built against torch {built}, and this environment has torch 2.9.1+cu128" in out
     assert f"pip install 'torch=={built}.*'" in out
+
+
+def test_the_python_entry_compiles_from_the_installed_wheel(venv, tmp_path):
+    kernels = os.path.join(ROOT, "tests", "kernels", "python_entry", "kernels.py")
+    out = run(venv, "-c", f"""
+import torch, triton_jit
+k = triton_jit.load({kernels!r}, "add")
+x = torch.empty(64)
+print("signature:", k.warmup(x, x, x, 64, BLOCK=64)["signature"])
+""", env=dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_JIT_TARGET="cuda:90",
+              TRITON_JIT_CACHE_DIR=str(tmp_path / "cache")), cwd=tmp_path)
+    assert "signature: x_ptr: *fp32:16, y_ptr: *fp32:16, out_ptr: *fp32:16, n: i32:16, BLOCK=64" in out, out

@@ -1,0 +1,285 @@
+"""The Python entry: triton_jit.jit / triton_jit.load, called as Triton's kernel[grid](...).
+
+Without a GPU: binding (positional, keyword, defaults), specialisation through warmup(), the
+decorators, and the errors. On a GPU: every kernel of tests/kernels/python_entry launched by
+Triton and by the runtime gives the same bits, with tuple and lambda grids, descriptors, CUDA
+graphs, side streams and torch.compile."""
+import os
+import sys
+
+import pytest
+import torch
+import triton
+
+from conftest import BUILD, KERNELS, requires_gpu
+
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, KERNELS)
+
+import triton_jit  # noqa: E402  (the build tree's package, as the wheel lays it out)
+from python_entry import kernels  # noqa: E402
+
+KERNEL_FILE = os.path.join(KERNELS, "python_entry", "kernels.py")
+
+
+def cpu(n, dtype=torch.float32):
+    return torch.empty(n, dtype=dtype)
+
+
+# ---- binding and specialisation (no GPU needed) -------------------------------------------------
+
+
+def test_jit_wraps_the_module_level_kernel_once_and_load_reads_a_file():
+    k = triton_jit.jit(kernels.add)
+    assert isinstance(k, triton_jit.Kernel)
+    assert triton_jit.jit(kernels.add) is k and triton_jit.jit(k) is k
+    assert k.__name__ == "add" and k.arg_names == ["x_ptr", "y_ptr", "out_ptr", "n", "BLOCK"]
+    from_file = triton_jit.load(KERNEL_FILE, "add")
+    assert from_file.arg_names == k.arg_names and from_file.source_file.endswith("kernels.py")
+    assert triton_jit.jit(kernels.tuned_add).autotune_configs() == ["BLOCK=128, num_warps=4", "BLOCK=512, num_warps=8"] \
+        or len(triton_jit.jit(kernels.tuned_add).autotune_configs()) == 2
+
+
+def kinds(info):
+    """{parameter: its type or constexpr value} of a variant's signature text."""
+    out = {}
+    for part in info["signature"].split(", "):
+        name, sep, kind = part.partition(": ")
+        if not sep:
+            name, _, kind = part.partition("=")
+            kind = "=" + kind
+        out[name] = kind
+    return out
+
+
+def test_warmup_specialises_as_triton_does():
+    k = triton_jit.jit(kernels.add)
+    x = cpu(4096)
+    aligned = kinds(k.warmup(x, x, x, 4096, BLOCK=1024))
+    assert aligned == {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32:16",
+                       "BLOCK": "=1024"}, aligned
+    assert kinds(k.warmup(x, x, x, 4095, BLOCK=1024))["n"] == "i32"
+    assert kinds(k.warmup(x, x, x, 1, BLOCK=1024))["n"] == "=1"
+    assert kinds(k.warmup(x, x, x, 2**40 + 1, BLOCK=1024))["n"] == "i64"
+    half = kinds(k.warmup(cpu(64, torch.float16), x[1:], x, 4096, BLOCK=1024))
+    assert (half["x_ptr"], half["y_ptr"]) == ("*fp16:16", "*fp32"), half
+
+
+def test_keywords_positionals_and_defaults_select_the_same_variant():
+    k = triton_jit.jit(kernels.affine)
+    x = cpu(256)
+    by_position = k.warmup(x, x, 100, 2.0, None, "none", 128)
+    by_keyword = k.warmup(out_ptr=x, x_ptr=x, n=100)
+    assert by_position["signature"] == by_keyword["signature"], (by_position, by_keyword)
+    assert kinds(by_keyword)["ACT"] in ("='none'", "=none"), by_keyword
+    # A parameter left out between given ones takes its default (alpha), the later ones are given.
+    relu = k.warmup(x, x, 100, bias_ptr=x, ACT="relu", num_warps=2)
+    assert "relu" in kinds(relu)["ACT"] and relu["num_warps"] == 2, relu
+    assert kinds(relu)["alpha"] == "fp32" and kinds(relu)["bias_ptr"] == "*fp32:16", relu
+
+
+def test_tuples_and_the_decorators():
+    pair = triton_jit.jit(kernels.strided_pair).warmup(cpu(64), cpu(64), (4, 16), FLIP=True, BLOCK=64)
+    assert "dims: (i32, i32:16), FLIP=True" in pair["signature"], pair
+    heuristic = triton_jit.jit(kernels.scaled_copy)
+    assert "BLOCK=256" in heuristic.warmup(cpu(8192), cpu(8192), 8192, 0.5)["signature"]
+    assert "BLOCK=64" in heuristic.warmup(cpu(100), cpu(100), 100, 0.5)["signature"]
+    tuned = triton_jit.jit(kernels.tuned_add).warmup(cpu(1000), cpu(1000), cpu(1000), 1000)
+    assert "BLOCK=128" in tuned["signature"] and tuned["num_warps"] == 4, tuned  # the first config
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda k, x: k.warmup(x, x, x, 8, 64, 1), "add takes 5 arguments, got 6"),
+    (lambda k, x: k.warmup(x, x, x, 8, n=8, BLOCK=64), "multiple values for argument 'n'"),
+    (lambda k, x: k.warmup(x, x, n=8, BLOCK=64), "missing argument 'out_ptr'"),
+    (lambda k, x: k.warmup(x, x, x, [8], BLOCK=64), "argument 'n' must be a torch.Tensor, int"),
+    (lambda k, x: k.warmup(x, x, x, 2**70, BLOCK=64), "'n' is an integer that does not fit in 64 bits"),
+    (lambda k, x: k.warmup(x, x, x, 8, BLOCK=64, num_warps="4"), "num_warps' must be an int"),
+    (lambda k, x: k.warmup(x, x, x, 8, BLOCK=64, colour=[1]), "keyword argument 'colour' is neither a parameter"),
+    (lambda k, x: k["grid"](x, x, x, 8, BLOCK=64), "the grid must be a tuple of 1 to 3 ints"),
+    (lambda k, x: k[(1, 2, 3, 4)](x, x, x, 8, BLOCK=64), "the grid must be a tuple of 1 to 3 ints"),
+    (lambda k, x: k[(-1,)](x, x, x, 8, BLOCK=64), "each grid dimension must be an int"),
+    (lambda k, x: k.run(x, x, x, 8, BLOCK=64), "a launch needs a grid"),
+])
+def test_bad_calls_name_the_kernel_and_the_argument(call, message):
+    with pytest.raises((TypeError, ValueError)) as error:
+        call(triton_jit.jit(kernels.add), cpu(8))
+    assert message in str(error.value)
+    assert str(error.value).startswith("add"), str(error.value)
+
+
+def test_kernel_grid_hands_back_one_launcher_while_nobody_else_holds_it():
+    k = triton_jit.jit(kernels.add)
+    assert len({id(k[(n,)]) for n in range(1, 50)}) == 1
+    kept = k[(1,)]
+    assert k[(2,)] is not kept  # a launcher somebody holds keeps its grid
+    assert isinstance(kept, triton_jit.Launcher)
+
+
+def test_bad_kernels_raise_python_exceptions():
+    with pytest.raises(LookupError, match="no function 'nope'"):
+        triton_jit.load(KERNEL_FILE, "nope")
+    with pytest.raises(triton_jit.CompileError):
+        triton_jit.load(os.path.join(KERNELS, "compile_error.py"), "bad_block").warmup(cpu(8), 8, BLOCK=100)
+    with pytest.raises(TypeError, match="expected a @triton.jit function"):
+        triton_jit.jit(print)
+
+
+def test_a_kernel_not_bound_at_module_level_is_refused_by_name():
+    @triton.jit
+    def local_kernel(x_ptr):
+        pass
+
+    with pytest.raises(TypeError, match="local_kernel is missing, not the object passed"):
+        triton_jit.jit(local_kernel)
+
+
+# ---- launches, against Triton's (GPU) -----------------------------------------------------------
+
+
+def both(kernel, grid, *args, **kwargs):
+    """Launches with Triton on copies of the tensors, then with the runtime; returns both sets."""
+    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    kernel[grid](*copies, **kwargs)
+    triton_jit.jit(kernel)[grid](*args, **kwargs)
+    torch.cuda.synchronize()
+    return copies, list(args)
+
+
+def assert_same_bits(theirs, ours):
+    for a, b in zip(theirs, ours):
+        if isinstance(a, torch.Tensor):
+            assert torch.equal(a, b), (a, b)
+
+
+@requires_gpu
+@pytest.mark.parametrize("n", [1, 1000, 4096, 100003])
+def test_launches_match_triton_bit_for_bit(n):
+    g = torch.Generator(device="cuda").manual_seed(n)
+    x = torch.randn(n, device="cuda", generator=g)
+    y = torch.randn(n, device="cuda", generator=g)
+    assert_same_bits(*both(kernels.add, (triton.cdiv(n, 256),), x, y, torch.empty_like(x), n, BLOCK=256))
+    assert_same_bits(*both(kernels.add, lambda META: (triton.cdiv(META["n"], META["BLOCK"]),), x, y,
+                           torch.zeros_like(x), n, BLOCK=512, num_warps=8))
+    assert_same_bits(*both(kernels.affine, (triton.cdiv(n, 128),), x, torch.zeros_like(x), n))
+    assert_same_bits(*both(kernels.affine, (triton.cdiv(n, 64),), x, torch.zeros_like(x), n, 0.5, y, "relu", BLOCK=64))
+    assert_same_bits(*both(kernels.affine, (triton.cdiv(n, 128),), x, torch.zeros_like(x), n, bias_ptr=y, ACT="relu"))
+    assert_same_bits(*both(kernels.scaled_copy, lambda META: (triton.cdiv(n, META["BLOCK"]),), x,
+                           torch.zeros_like(x), n, 3.0))
+    assert_same_bits(*both(kernels.tuned_add, lambda META: (triton.cdiv(n, META["BLOCK"]),), x, y,
+                           torch.zeros_like(x), n))
+    many = [torch.randn(n, device="cuda", generator=g) for _ in range(8)]
+    assert_same_bits(*both(kernels.sum16, (triton.cdiv(n, 1024),), *many, torch.zeros_like(x), n, 1.5, 2, 0.25, 3,
+                           1.0, BLOCK=1024))
+
+
+@requires_gpu
+def test_tuples_strings_and_integer_kinds_match_triton():
+    x = torch.arange(4 * 64, device="cuda", dtype=torch.float16)
+    for flip in (False, True):
+        assert_same_bits(*both(kernels.strided_pair, (4,), x, torch.zeros_like(x), (4, 64), FLIP=flip, BLOCK=64))
+    i = torch.arange(1000, device="cuda", dtype=torch.int32)
+    assert_same_bits(*both(kernels.add, (4,), i, i, torch.zeros_like(i), 1000, BLOCK=256))
+
+
+@requires_gpu
+def test_tensor_descriptors_match_triton():
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = torch.randn(256, 128, device="cuda", dtype=torch.float16)
+    out_theirs, out_ours = torch.zeros_like(x), torch.zeros_like(x)
+    kernels.copy_tiles[(4, 2)](TensorDescriptor.from_tensor(x, [64, 64]), TensorDescriptor.from_tensor(out_theirs, [64, 64]),
+                               64, 64)
+    triton_jit.jit(kernels.copy_tiles)[(4, 2)](TensorDescriptor.from_tensor(x, [64, 64]),
+                                               TensorDescriptor.from_tensor(out_ours, [64, 64]), 64, 64)
+    torch.cuda.synchronize()
+    assert torch.equal(out_ours, x) and torch.equal(out_theirs, out_ours)
+
+
+@requires_gpu
+def test_grid_meta_reads_arguments_decorator_values_and_options():
+    seen = {}
+
+    def grid(meta):
+        seen.update(n=meta["n"], BLOCK=meta["BLOCK"], num_warps=meta["num_warps"], scale=meta.get("scale"),
+                    missing=meta.get("nope", "default"), has_n="n" in meta, keys=len(list(meta)))
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    x = torch.randn(10000, device="cuda")
+    out = torch.zeros_like(x)
+    triton_jit.jit(kernels.scaled_copy)[grid](x, out, 10000, 2.0)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x * 2.0)
+    assert seen == dict(n=10000, BLOCK=256, num_warps=4, scale=2.0, missing="default", has_n=True, keys=8), seen
+    kept = []
+    triton_jit.jit(kernels.scaled_copy)[lambda meta: kept.append(meta) or (1,)](x, out, 64, 1.0)
+    with pytest.raises(RuntimeError, match="valid only while the grid is called"):
+        kept[0]["n"]
+    with pytest.raises(ZeroDivisionError):
+        triton_jit.jit(kernels.scaled_copy)[lambda meta: (1 // 0,)](x, out, 64, 1.0)
+
+
+@requires_gpu
+def test_hits_compile_nothing_and_run_on_the_current_stream():
+    k = triton_jit.jit(kernels.add)
+    x = torch.randn(1 << 20, device="cuda")
+    out = torch.zeros_like(x)
+    k[(1024,)](x, x, out, 1 << 20, BLOCK=1024)
+    compiles = k.stats()["compiles"]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(100):
+            k[(1024,)](x, out, out, 1 << 20, BLOCK=1024)
+    side.synchronize()
+    blocks = sys.getallocatedblocks()
+    for _ in range(1000):
+        k[(1024,)](x, x, out, 1 << 20, BLOCK=1024)
+    assert sys.getallocatedblocks() - blocks < 20  # nothing kept per call
+    torch.testing.assert_close(out, x * 102, rtol=1e-5, atol=1e-4)  # x + x, then + x a hundred times
+    assert k.stats()["compiles"] == compiles
+
+
+@requires_gpu
+def test_prepared_launches_capture_in_a_cuda_graph():
+    k = triton_jit.jit(kernels.tuned_add)
+    x = torch.randn(5000, device="cuda")
+    y = torch.randn(5000, device="cuda")
+    out = torch.zeros_like(x)
+    grid = lambda META: (triton.cdiv(5000, META["BLOCK"]),)  # noqa: E731
+    k.prepare(x, y, out, 5000, grid=grid)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        k[grid](x, y, out, 5000)
+    x.copy_(torch.randn(5000, device="cuda"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, x + y)
+
+
+@requires_gpu
+def test_torch_compile_traces_a_custom_op_and_breaks_the_graph_on_a_bare_launch():
+    k = triton_jit.jit(kernels.add)
+
+    @torch.library.custom_op("triton_jit_test::add", mutates_args=())
+    def add_op(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = torch.empty_like(x)
+        k[(triton.cdiv(x.numel(), 1024),)](x, y, out, x.numel(), BLOCK=1024)
+        return out
+
+    @add_op.register_fake
+    def _(x, y):
+        return torch.empty_like(x)
+
+    x = torch.randn(3000, device="cuda")
+    traced = torch.compile(lambda a, b: add_op(a, b) * 2, fullgraph=True)
+    assert torch.equal(traced(x, x), (x + x) * 2)
+
+    def bare(a, b):
+        out = torch.empty_like(a)
+        k[(triton.cdiv(a.numel(), 1024),)](a, b, out, a.numel(), BLOCK=1024)
+        return out * 2
+
+    explained = torch._dynamo.explain(bare)(x, x)
+    print("graph breaks:", explained.graph_break_count, [str(r.reason)[:300] for r in explained.break_reasons])
+    assert explained.graph_break_count >= 1
+    assert torch.equal(torch.compile(bare)(x, x), (x + x) * 2)
