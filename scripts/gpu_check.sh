@@ -5,11 +5,11 @@
 # the launch benchmarks, the comparison of autotuning with Triton's own, triton_jit_aot tuning
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
-#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks ops
-#                                           llm attention sweep autotune tma aot memcheck (default: all)
+#   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks
+#                                           pyentry ops llm attention sweep autotune tma aot memcheck (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks ops llm attention sweep autotune tma aot memcheck} "
+stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks pyentry ops llm attention sweep autotune tma aot memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -53,7 +53,7 @@ for t in "${tests[@]}"; do
 done
 stage "pytest (GPU-facing)"
 TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rsP "$root/tests/python/test_torch_ops.py" \
-  "$root/tests/python/test_gil.py" "$root/tests/python/test_variant_report.py" "$root/tests/python/test_attention.py" "$root/tests/python/test_flaggems_kernels.py" "$root/tests/python/test_symbols.py" "$root/tests/python/test_distributed.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
+  "$root/tests/python/test_gil.py" "$root/tests/python/test_variant_report.py" "$root/tests/python/test_attention.py" "$root/tests/python/test_flaggems_kernels.py" "$root/tests/python/test_symbols.py" "$root/tests/python/test_distributed.py" "$root/tests/python/test_python_entry.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
 "$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
 fi
 
@@ -122,6 +122,20 @@ if want benchmarks; then
   TRITON_JIT_SKIP_FIRST_LAUNCH=${TRITON_JIT_SKIP_FIRST_LAUNCH:-1} timeout 900 bash "$root/scripts/run_benchmarks.sh" \
     > "$out/benchmarks.txt" 2>&1
   grep -A 30 "Paired timing" "$out/benchmarks.txt" | head -n 40
+fi
+if want pyentry; then
+  stage "Python entry (triton_jit.jit): its tests, the launch table, and memcheck of its launches"
+  TRITON_JIT_BUILD_DIR="$build" timeout 600 "$TRITON_JIT_PYTHON" -m pytest -q -rsP "$root/tests/python/test_python_entry.py" \
+    2>&1 | tee "$out/pyentry-tests.txt" | tail -n 5
+  timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/python_launch_bench.py" --ops-library "$build/lib/libtriton_jit_ops.so" \
+    --build "$build" 2>&1 | tee "$out/pyentry-bench.txt"
+  if command -v compute-sanitizer > /dev/null; then
+    TRITON_JIT_BUILD_DIR="$build" timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
+      "$TRITON_JIT_PYTHON" -m pytest -q -p no:cacheprovider "$root/tests/python/test_python_entry.py" -k "match_triton or meta or stream" \
+      > "$out/memcheck-pyentry.txt" 2>&1
+    echo "memcheck test_python_entry: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-pyentry.txt") errors)"
+    tail -n 3 "$out/memcheck-pyentry.txt"
+  fi
 fi
 if want ops; then
   stage "operator benchmarks against ATen"
