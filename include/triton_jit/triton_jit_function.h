@@ -45,6 +45,9 @@ struct ParamInfo {
   // The default as a slot (strings point into the function, which lives until exit); kNone when
   // there is none, kUnsupported when the Python default is not a value a call could pass.
   ArgSlot default_value{};
+  // Set by the kernel's @triton.autotune configs or @triton.heuristics: a call leaves it out (the
+  // positional arguments of a decorated call are the other parameters, in order).
+  bool set_by_decorators = false;
 };
 
 // One intermediate text of a compile ("ttir", "ttgir", "llir", "ptx"; "amdgcn" for AMD GPUs).

@@ -24,9 +24,11 @@
 
 #include <triton_jit/torch.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -77,17 +79,22 @@ PyObject* set_python_error() noexcept {
 struct LauncherObject;
 
 struct KernelObject {
-  PyObject_HEAD TritonJITFunction* function;
+  PyObject ob_base;  // PyObject_HEAD
+  TritonJITFunction* function;
   PyObject* names;                 // tuple of the parameters' names (interned str)
   std::vector<ArgSlot>* defaults;  // per parameter; kNone where there is none
   std::vector<bool>* has_default;
+  // The parameters a call passes, in order: all of them, less those the decorators set.
+  std::vector<uint8_t>* user_params;
+  std::vector<bool>* set_by_decorators;
   LauncherObject* spare;  // handed out by kernel[grid] while nobody else holds it
   PyObject* meta;         // the MetaObject grids read, reused likewise
   PyObject* weakrefs;
 };
 
 struct LauncherObject {
-  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject ob_base;  // PyObject_HEAD
+  vectorcallfunc vectorcall;
   KernelObject* kernel;
   PyObject* grid;
 };
@@ -95,9 +102,9 @@ struct LauncherObject {
 // What a grid callable reads: the call's arguments by name, then what the decorators set, then
 // num_warps, num_stages and num_ctas. Valid only during the call that created it.
 struct MetaObject {
-  PyObject_HEAD KernelObject* kernel;
+  PyObject ob_base;  // PyObject_HEAD
+  KernelObject* kernel;
   PyObject* const* given;  // the Python object of each parameter the caller passed (null: none)
-  std::size_t num_given;
   const triton_jit::LaunchMeta* launch_meta;
 };
 
@@ -326,8 +333,8 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
 
 // A call's arguments by parameter, and its launch options.
 struct BoundCall {
-  std::array<PyObject*, kMaxParams> given{};  // borrowed
-  std::size_t num_given = 0;                  // 1 + the last parameter given
+  std::array<PyObject*, kMaxParams> given{};  // borrowed; by parameter index
+  std::size_t num_given = 0;                  // 1 + the position in user_params of the last parameter given
   LaunchConfig config;
   PyObject* grid = nullptr;  // run(grid=...)
   triton_jit::CompileOptions* options = nullptr;
@@ -392,12 +399,12 @@ void set_compile_option(const KernelObject* k, triton_jit::CompileOptions& optio
 // Triton (which refuses unknown ones when it compiles, as Triton does).
 void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObject* kwnames, BoundCall& call,
           triton_jit::CompileOptions& storage, bool grid_keyword) {
-  const std::size_t num_params = static_cast<std::size_t>(PyTuple_GET_SIZE(k->names));
-  if (nargs > num_params) {
-    PyErr_Format(PyExc_TypeError, "%s takes %zu arguments, got %zu", kernel_name(k), num_params, nargs);
+  const std::vector<uint8_t>& user = *k->user_params;
+  if (nargs > user.size()) {
+    PyErr_Format(PyExc_TypeError, "%s takes %zu arguments, got %zu", kernel_name(k), user.size(), nargs);
     throw PythonErrorSet{};
   }
-  for (std::size_t i = 0; i < nargs; ++i) call.given[i] = args[i];
+  for (std::size_t i = 0; i < nargs; ++i) call.given[user[i]] = args[i];
   call.num_given = nargs;
   if (kwnames != nullptr) {
     const Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
@@ -406,12 +413,21 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
       PyObject* value = args[nargs + static_cast<std::size_t>(j)];
       const Py_ssize_t index = param_index(k, name);
       if (index >= 0) {
+        if ((*k->set_by_decorators)[static_cast<std::size_t>(index)]) {
+          // Triton's autotuner refuses it too; its heuristics would overwrite it.
+          PyErr_Format(PyExc_ValueError,
+                       "%s: argument '%U' is set by the kernel's @triton.autotune configs or @triton.heuristics; "
+                       "leave it out",
+                       kernel_name(k), name);
+          throw PythonErrorSet{};
+        }
         if (call.given[static_cast<std::size_t>(index)] != nullptr) {
           PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%U'", kernel_name(k), name);
           throw PythonErrorSet{};
         }
         call.given[static_cast<std::size_t>(index)] = value;
-        call.num_given = std::max(call.num_given, static_cast<std::size_t>(index) + 1);
+        const auto at = std::find(user.begin(), user.end(), static_cast<uint8_t>(index));
+        call.num_given = std::max(call.num_given, static_cast<std::size_t>(at - user.begin()) + 1);
         continue;
       }
       switch (option_of(name)) {
@@ -450,7 +466,8 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
     }
   }
   // A parameter left out before one given takes its default, as Python fills it.
-  for (std::size_t i = 0; i < call.num_given; ++i) {
+  for (std::size_t u = 0; u < call.num_given; ++u) {
+    const std::size_t i = user[u];
     if (call.given[i] == nullptr && !(*k->has_default)[i]) {
       PyErr_Format(PyExc_TypeError, "%s: missing argument '%U'", kernel_name(k), PyTuple_GET_ITEM(k->names, i));
       throw PythonErrorSet{};
@@ -461,7 +478,8 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
 
 // The top-level slot each parameter's arguments start at, for a call with tuples.
 void encode(const KernelObject* k, const BoundCall& call, CallSlots& out) {
-  for (std::size_t i = 0; i < call.num_given; ++i) {
+  for (std::size_t u = 0; u < call.num_given; ++u) {
+    const std::size_t i = (*k->user_params)[u];
     PyObject* value = call.given[i];
     if (value == nullptr) {
       const ArgSlot& d = (*k->defaults)[i];
@@ -506,7 +524,7 @@ PyObject* meta_lookup(MetaObject* m, PyObject* key, bool raise) {
     return nullptr;
   }
   const Py_ssize_t index = param_index(m->kernel, key);
-  if (index >= 0 && static_cast<std::size_t>(index) < m->num_given && m->given[index] != nullptr) {
+  if (index >= 0 && m->given[index] != nullptr) {
     Py_INCREF(m->given[index]);
     return m->given[index];
   }
@@ -658,13 +676,11 @@ triton_jit::Grid call_grid(const triton_jit::LaunchMeta& launch_meta, void* data
     Py_INCREF(k);
     meta->kernel = k;
     meta->given = nullptr;
-    meta->num_given = 0;
     meta->launch_meta = nullptr;
     PyObject_GC_Track(meta);
     k->meta = reinterpret_cast<PyObject*>(meta);
   }
   meta->given = g->call->given.data();
-  meta->num_given = g->call->num_given;
   meta->launch_meta = &launch_meta;
   PyObject* result = PyObject_CallOneArg(g->grid, reinterpret_cast<PyObject*>(meta));
   meta->launch_meta = nullptr;
@@ -848,6 +864,8 @@ int kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     if (names == nullptr) return -1;
     auto defaults = std::make_unique<std::vector<ArgSlot>>();
     auto has_default = std::make_unique<std::vector<bool>>();
+    auto user_params = std::make_unique<std::vector<uint8_t>>();
+    auto set_by_decorators = std::make_unique<std::vector<bool>>();
     for (std::size_t i = 0; i < params.size(); ++i) {
       PyObject* s = PyUnicode_InternFromString(params[i].name.c_str());
       if (s == nullptr) {
@@ -857,12 +875,18 @@ int kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
       PyTuple_SET_ITEM(names, static_cast<Py_ssize_t>(i), s);
       defaults->push_back(params[i].default_value);
       has_default->push_back(params[i].has_default);
+      set_by_decorators->push_back(params[i].set_by_decorators);
+      if (!params[i].set_by_decorators) user_params->push_back(static_cast<uint8_t>(i));
     }
     Py_XSETREF(k->names, names);
     delete k->defaults;
     delete k->has_default;
     k->defaults = defaults.release();
     k->has_default = has_default.release();
+    delete k->user_params;
+    delete k->set_by_decorators;
+    k->user_params = user_params.release();
+    k->set_by_decorators = set_by_decorators.release();
     return 0;
   } catch (...) {
     set_python_error();
@@ -878,6 +902,8 @@ PyObject* kernel_new(PyTypeObject* type, PyObject*, PyObject*) {
   k->names = PyTuple_New(0);
   k->defaults = new std::vector<ArgSlot>();
   k->has_default = new std::vector<bool>();
+  k->user_params = new std::vector<uint8_t>();
+  k->set_by_decorators = new std::vector<bool>();
   k->spare = nullptr;
   k->meta = nullptr;
   k->weakrefs = nullptr;
@@ -906,6 +932,8 @@ void kernel_dealloc(PyObject* self) {
   Py_XDECREF(k->names);
   delete k->defaults;
   delete k->has_default;
+  delete k->user_params;
+  delete k->set_by_decorators;
   Py_TYPE(self)->tp_free(self);
 }
 

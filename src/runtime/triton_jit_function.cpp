@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -569,6 +570,7 @@ const std::string& TritonJITFunction::source_file() const noexcept { return impl
 
 std::vector<ParamInfo> TritonJITFunction::params() const {
   std::vector<ParamInfo> out;
+  const auto& decorated = impl_->sig.decorator_params;
   for (const auto& p : impl_->sig.params) {
     std::string kind = p.is_constexpr  ? "constexpr"
                        : !p.specialize ? "do_not_specialize"
@@ -581,6 +583,9 @@ std::vector<ParamInfo> TritonJITFunction::params() const {
       info.default_value.kind = ArgKind::kUnsupported;
       info.default_value.value.s = p.default_error.c_str();
     }
+    info.set_by_decorators =
+        std::find(decorated.begin(), decorated.end(), static_cast<std::size_t>(&p - impl_->sig.params.data())) !=
+        decorated.end();
     out.push_back(std::move(info));
   }
   return out;

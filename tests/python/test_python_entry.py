@@ -16,6 +16,8 @@ from conftest import BUILD, KERNELS, requires_gpu
 sys.path.insert(0, os.path.join(BUILD, "python"))
 sys.path.insert(0, KERNELS)
 
+import decorated_kernels  # noqa: E402
+import gpu_decorated  # noqa: E402
 import triton_jit  # noqa: E402  (the build tree's package, as the wheel lays it out)
 from python_entry import kernels  # noqa: E402
 
@@ -86,6 +88,17 @@ def test_tuples_and_the_decorators():
     assert "BLOCK=64" in heuristic.warmup(cpu(100), cpu(100), 100, 0.5)["signature"]
     tuned = triton_jit.jit(kernels.tuned_add).warmup(cpu(1000), cpu(1000), cpu(1000), 1000)
     assert "BLOCK=128" in tuned["signature"] and tuned["num_warps"] == 4, tuned  # the first config
+
+
+def test_a_decorated_call_passes_the_parameters_no_decorator_sets():
+    between = triton_jit.jit(decorated_kernels.block_between)  # (x_ptr, BLOCK, out_ptr, n): BLOCK is the heuristic's
+    x = cpu(100)
+    assert "BLOCK=128" in between.warmup(x, x, 100)["signature"]
+    assert "BLOCK=128" in between.warmup(x, out_ptr=x, n=100)["signature"]
+    with pytest.raises(ValueError, match="argument 'BLOCK' is set by the kernel's @triton.autotune configs or"):
+        between.warmup(x, x, 100, BLOCK=64)
+    with pytest.raises(TypeError, match="block_between takes 3 arguments, got 4"):
+        between.warmup(x, 64, x, 100)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -171,6 +184,32 @@ def test_launches_match_triton_bit_for_bit(n):
     many = [torch.randn(n, device="cuda", generator=g) for _ in range(8)]
     assert_same_bits(*both(kernels.sum16, (triton.cdiv(n, 1024),), *many, torch.zeros_like(x), n, 1.5, 2, 0.25, 3,
                            1.0, BLOCK=1024))
+
+
+@requires_gpu
+def test_the_projects_decorated_kernels_match_triton():
+    """tests/kernels' autotuned and heuristic kernels (configs between parameters, pruning, a
+    heuristic num_warps, a string constexpr) launched both ways."""
+    g = torch.Generator(device="cuda").manual_seed(7)
+    for n in (100, 4096, 5000):
+        x = torch.randn(n, device="cuda", generator=g)
+        grid = lambda META: (triton.cdiv(n, META["BLOCK"]),)  # noqa: E731
+        assert_same_bits(*both(decorated_kernels.scale_tuned, grid, x, torch.zeros_like(x), n, 1.5))
+        assert_same_bits(*both(decorated_kernels.python_heuristic, grid, x, torch.zeros_like(x), n))
+        assert_same_bits(*both(decorated_kernels.pruned, grid, x, torch.zeros_like(x), n))
+        assert_same_bits(*both(decorated_kernels.block_between, grid, x, torch.zeros_like(x), n))
+        assert_same_bits(*both(decorated_kernels.activated, grid, x, torch.zeros_like(x), n, "relu"))
+    rows = torch.randn(64, 3000, device="cuda", generator=g, dtype=torch.float16)
+    assert_same_bits(*both(decorated_kernels.row_softmax, (64,), rows, torch.zeros_like(rows), 3000, rows.stride(0)))
+    a = torch.randn(300, 512, device="cuda", generator=g, dtype=torch.float16)
+    b = torch.randn(512, 200, device="cuda", generator=g, dtype=torch.float16)
+    theirs, ours = both(gpu_decorated.matmul_kernel,
+                        lambda META: (triton.cdiv(300, META["BLOCK_M"]) * triton.cdiv(200, META["BLOCK_N"]),),
+                        a, b, torch.zeros(300, 200, device="cuda", dtype=torch.float16), 300, 200, 512,
+                        a.stride(0), a.stride(1), b.stride(0), b.stride(1), 200, 1)
+    # Each side tunes for itself and may keep another config: the products agree to fp16 rounding.
+    torch.testing.assert_close(ours[2], (a.float() @ b.float()).half(), rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(theirs[2], ours[2], rtol=2e-2, atol=2e-2)
 
 
 @requires_gpu
