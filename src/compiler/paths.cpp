@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "build_paths.h"
 #include "common/env.h"
@@ -28,7 +30,22 @@ std::filesystem::path scripts_dir() {
   return std::filesystem::path(TRITON_JIT_SOURCE_SCRIPTS_DIR);
 }
 
-std::string configured_python() { return TRITON_JIT_CONFIGURED_PYTHON; }
+std::string configured_python() {
+  if (const char* configured = TRITON_JIT_CONFIGURED_PYTHON; configured[0] != '\0') return configured;
+  // A wheel: the library is <env>/lib/pythonX.Y/site-packages/triton_jit/lib, and the
+  // environment's interpreter is <env>/bin/python3; elsewhere, the first python3 on PATH.
+  std::error_code ec;
+  const std::filesystem::path env_python = library_dir() / ".." / ".." / ".." / ".." / ".." / "bin" / "python3";
+  if (std::filesystem::exists(env_python, ec)) return env_python.lexically_normal().string();
+  const std::string path = env_or("PATH", "");
+  for (std::size_t start = 0; start <= path.size();) {
+    const std::size_t end = std::min(path.find(':', start), path.size());
+    const std::filesystem::path candidate = std::filesystem::path(path.substr(start, end - start)) / "python3";
+    if (end > start && std::filesystem::exists(candidate, ec)) return candidate.string();
+    start = end + 1;
+  }
+  return "python3";
+}
 std::string configured_libpython() { return TRITON_JIT_CONFIGURED_LIBPYTHON; }
 
 }  // namespace triton_jit::detail

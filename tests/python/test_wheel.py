@@ -98,3 +98,25 @@ print("signature:", k.warmup(x, x, x, 64, BLOCK=64)["signature"])
 """, env=dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_JIT_TARGET="cuda:90",
               TRITON_JIT_CACHE_DIR=str(tmp_path / "cache")), cwd=tmp_path)
     assert "signature: x_ptr: *fp32:16, y_ptr: *fp32:16, out_ptr: *fp32:16, n: i32:16, BLOCK=64" in out, out
+
+
+def test_the_wheel_records_no_build_paths_and_finds_its_environments_python(venv, tmp_path):
+    package = run(venv, "-c", "import os, triton_jit; print(os.path.dirname(triton_jit.__file__))",
+                  env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), cwd=tmp_path).strip().splitlines()[-1]
+    build_paths = [ROOT.encode(), os.path.dirname(os.path.dirname(sys.executable)).encode()]
+    binaries = [p for p in glob.glob(os.path.join(package, "**", "*"), recursive=True)
+                if os.path.isfile(p) and not os.path.islink(p) and open(p, "rb").read(4) == b"\x7fELF"]
+    assert len(binaries) >= 5, binaries
+    for path in binaries:
+        data = open(path, "rb").read()
+        assert not any(b in data for b in build_paths), f"{path} records a path of the build machine"
+    # The installed triton_jit_aot, run directly (no TRITON_JIT_PYTHON), compiles with the Python
+    # of the environment it is installed in.
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"target": "cuda:90", "kernels": [{
+        "kernel": os.path.join(ROOT, "tests", "consumer", "scale.py"), "function": "scale",
+        "signatures": [["*fp32:16", "*fp32:16", "fp32", "i32:16", 256]]}]}))
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_JIT_PYTHON", "TRITON_JIT_LIBPYTHON")}
+    env.update(CUDA_VISIBLE_DEVICES="", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"), PATH="/usr/bin:/bin")
+    out = run(os.path.join(package, "bin", "triton_jit_aot"), manifest, "-o", tmp_path / "bundle", env=env, cwd=tmp_path)
+    assert "1 variants of 1 kernels written" in out
