@@ -682,8 +682,11 @@ triton_jit::Grid call_grid(const triton_jit::LaunchMeta& launch_meta, void* data
   }
   meta->given = g->call->given.data();
   meta->launch_meta = &launch_meta;
+  // Held here too: a grid that launches this kernel again replaces the Kernel's reference.
+  Py_INCREF(meta);
   PyObject* result = PyObject_CallOneArg(g->grid, reinterpret_cast<PyObject*>(meta));
   meta->launch_meta = nullptr;
+  Py_DECREF(meta);
   if (result == nullptr) throw PythonErrorSet{};
   triton_jit::Grid grid;
   try {
@@ -714,7 +717,7 @@ PyObject* run_call(KernelObject* k, PyObject* grid, PyObject* const* args, std::
     BoundCall call;
     triton_jit::CompileOptions options;
     bind(k, args, nargs, kwnames, call, options, grid_keyword);
-    if (grid_keyword) grid = call.grid;
+    if (grid_keyword) grid = call.grid == Py_None ? nullptr : call.grid;
     CallSlots slots;
     encode(k, call, slots);
     GridCall grid_call{k, grid, &call};

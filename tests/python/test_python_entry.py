@@ -57,7 +57,7 @@ def kinds(info):
 def test_warmup_specialises_as_triton_does():
     k = triton_jit.jit(kernels.add)
     x = cpu(4096)
-    aligned = kinds(k.warmup(x, x, x, 4096, BLOCK=1024))
+    aligned = kinds(k.warmup(x, x, x, 4096, BLOCK=1024, grid=None))
     assert aligned == {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32:16",
                        "BLOCK": "=1024"}, aligned
     assert kinds(k.warmup(x, x, x, 4095, BLOCK=1024))["n"] == "i32"
@@ -249,6 +249,15 @@ def test_grid_meta_reads_arguments_decorator_values_and_options():
     torch.cuda.synchronize()
     assert torch.equal(out, x * 2.0)
     assert seen == dict(n=10000, BLOCK=256, num_warps=4, scale=2.0, missing="default", has_n=True, keys=8), seen
+    nested = torch.zeros_like(x)
+
+    def launching_grid(meta):  # a grid that launches the same kernel again, in the middle of a launch
+        triton_jit.jit(kernels.scaled_copy)[lambda inner: (triton.cdiv(10000, inner["BLOCK"]),)](x, nested, 10000, 3.0)
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    triton_jit.jit(kernels.scaled_copy)[launching_grid](x, out, 10000, 4.0)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x * 4.0) and torch.equal(nested, x * 3.0)
     kept = []
     triton_jit.jit(kernels.scaled_copy)[lambda meta: kept.append(meta) or (1,)](x, out, 64, 1.0)
     with pytest.raises(RuntimeError, match="valid only while the grid is called"):
