@@ -20,9 +20,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -60,16 +60,16 @@ struct IRText {
 // logging, with what the compiler and the driver reported as Triton's CompiledKernel has it.
 // The views (cubin, ir) point into the variant, which lives as long as the process.
 struct VariantInfo {
-  std::string kernel_name;       // the symbol in the cubin
-  std::string signature;         // "*fp32:16, *fp32:16, i32, constexpr BLOCK=1024"
-  std::string target;            // "cuda:90"
+  std::string kernel_name;  // the symbol in the cubin
+  std::string signature;    // "*fp32:16, *fp32:16, i32, constexpr BLOCK=1024"
+  std::string target;       // "cuda:90"
   std::string triton_version;
-  int num_warps = 0;             // as compiled (warp specialisation may raise it)
+  int num_warps = 0;  // as compiled (warp specialisation may raise it)
   int num_ctas = 0;
   int shared_memory = 0;
-  int global_scratch_size = 0;   // bytes per program
+  int global_scratch_size = 0;  // bytes per program
   int profile_scratch_size = 0;
-  int num_kernel_params = 0;     // parameters in the kernel ABI, scratch pointers included
+  int num_kernel_params = 0;  // parameters in the kernel ABI, scratch pointers included
   // As the driver reports them once the variant is loaded on a device (prepare(), or a launch;
   // the device asked for, else the first it is loaded on); -1 before. Triton's n_regs, n_spills
   // (local memory in 4-byte words) and n_max_threads.
@@ -131,9 +131,9 @@ class TRITON_JIT_API LaunchMeta {
 
 // A config chosen by @triton.autotune for some arguments.
 struct AutotuneChoice {
-  int config = -1;    // index in the decorator's configs
-  std::string text;   // "BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3"
-  std::string source;  // "tuned" (in this process), "cache", "bundle", "forced", "autotune off", "fallback"
+  int config = -1;          // index in the decorator's configs
+  std::string text;         // "BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3"
+  std::string source;       // "tuned" (in this process), "cache", "bundle", "forced", "autotune off", "fallback"
   double milliseconds = 0;  // its median time, when tuned in this process
 };
 
@@ -146,8 +146,8 @@ class TRITON_JIT_API TritonJITFunction {
 
   // libtriton_jit's call form.
   template <class... Args>
-  void operator()(Stream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z, int num_warps,
-                  int num_stages, const Args&... args) const {
+  void operator()(Stream stream, unsigned grid_x, unsigned grid_y, unsigned grid_z, int num_warps, int num_stages,
+                  const Args&... args) const {
     LaunchConfig config;
     config.stream = stream;
     config.grid = {grid_x, grid_y, grid_z};
@@ -224,9 +224,11 @@ class TRITON_JIT_API TritonJITFunction {
   // TRITON_JIT_TARGET when set, else config.device (or the current device) when there is a GPU,
   // else cuda:90. Pointer arguments may be host memory: nothing is
   // dereferenced.
+  // clang-format off: this clang-format splits requires-clauses mid-declaration
   template <class... Args>
-    requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...))  // (ArgSlot*, n) takes the overload below
-  VariantInfo warmup(const LaunchConfig& config, const Args&... args) const {
+  requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...))  // (ArgSlot*, n) takes the overload below
+      VariantInfo warmup(const LaunchConfig& config, const Args&... args)
+  const {
     if constexpr ((is_tuple_like_v<Args> || ...)) {
       ArgSlot slots[(slot_count_v<Args> + ... + 0)];
       ArgSlot* out = slots;
@@ -236,7 +238,8 @@ class TRITON_JIT_API TritonJITFunction {
       const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
       return warmup(config, slots, sizeof...(Args));
     }
-  }
+  }  // clang-format on
+
   VariantInfo warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const;
   VariantInfo warmup_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const;
   VariantInfo warmup(const LaunchConfig& config, const ArgumentBuilder& args) const {
@@ -247,9 +250,11 @@ class TRITON_JIT_API TritonJITFunction {
   // would use: heuristics, tuning of a new autotune key (the configs run on config.stream, with
   // reset_to_zero and restore_value honoured), compiling and loading the variant. After it, the
   // same call makes no CUDA call but the launch: what a CUDA graph capture needs. Needs a GPU.
+  // clang-format off: this clang-format splits requires-clauses mid-declaration
   template <class... Args>
-    requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...))
-  VariantInfo prepare(const LaunchConfig& config, const Args&... args) const {
+  requires(!(std::is_same_v<std::decay_t<Args>, ArgSlot*> || ...)) VariantInfo
+      prepare(const LaunchConfig& config, const Args&... args)
+  const {
     if constexpr ((is_tuple_like_v<Args> || ...)) {
       ArgSlot slots[(slot_count_v<Args> + ... + 0)];
       ArgSlot* out = slots;
@@ -259,7 +264,8 @@ class TRITON_JIT_API TritonJITFunction {
       const ArgSlot slots[sizeof...(Args) + 1] = {to_slot(args)..., ArgSlot{}};
       return prepare(config, slots, sizeof...(Args));
     }
-  }
+  }  // clang-format on
+
   VariantInfo prepare(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const;
   VariantInfo prepare_nested(const LaunchConfig& config, const ArgSlot* slots, std::size_t num_slots) const;
 

@@ -583,9 +583,8 @@ std::vector<ParamInfo> TritonJITFunction::params() const {
       info.default_value.kind = ArgKind::kUnsupported;
       info.default_value.value.s = p.default_error.c_str();
     }
-    info.set_by_decorators =
-        std::find(decorated.begin(), decorated.end(), static_cast<std::size_t>(&p - impl_->sig.params.data())) !=
-        decorated.end();
+    info.set_by_decorators = std::find(decorated.begin(), decorated.end(),
+                                       static_cast<std::size_t>(&p - impl_->sig.params.data())) != decorated.end();
     out.push_back(std::move(info));
   }
   return out;
