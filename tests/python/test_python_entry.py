@@ -38,8 +38,8 @@ def test_jit_wraps_the_module_level_kernel_once_and_load_reads_a_file():
     assert k.__name__ == "add" and k.arg_names == ["x_ptr", "y_ptr", "out_ptr", "n", "BLOCK"]
     from_file = triton_jit.load(KERNEL_FILE, "add")
     assert from_file.arg_names == k.arg_names and from_file.source_file.endswith("kernels.py")
-    assert triton_jit.jit(kernels.tuned_add).autotune_configs() == ["BLOCK=128, num_warps=4", "BLOCK=512, num_warps=8"] \
-        or len(triton_jit.jit(kernels.tuned_add).autotune_configs()) == 2
+    configs = triton_jit.jit(kernels.tuned_add).autotune_configs()
+    assert len(configs) == 2 and "BLOCK=128" in configs[0] and "BLOCK=512" in configs[1], configs
 
 
 def kinds(info):
