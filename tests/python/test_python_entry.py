@@ -154,11 +154,15 @@ def test_a_kernel_not_bound_at_module_level_is_refused_by_name():
 
 def both(kernel, grid, *args, **kwargs):
     """Launches with Triton on copies of the tensors, then with the runtime; returns both sets."""
-    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-    kernel[grid](*copies, **kwargs)
+    def copy(a):
+        return a.clone() if isinstance(a, torch.Tensor) else a
+
+    copies = [copy(a) for a in args]
+    keyword_copies = {name: copy(a) for name, a in kwargs.items()}
+    kernel[grid](*copies, **keyword_copies)
     triton_jit.jit(kernel)[grid](*args, **kwargs)
     torch.cuda.synchronize()
-    return copies, list(args)
+    return copies + list(keyword_copies.values()), list(args) + list(kwargs.values())
 
 
 def assert_same_bits(theirs, ours):
@@ -199,7 +203,9 @@ def test_the_projects_decorated_kernels_match_triton():
         assert_same_bits(*both(decorated_kernels.scale_tuned, grid, x, torch.zeros_like(x), n, 1.5))
         assert_same_bits(*both(decorated_kernels.python_heuristic, grid, x, torch.zeros_like(x), n))
         assert_same_bits(*both(decorated_kernels.pruned, grid, x, torch.zeros_like(x), n))
-        assert_same_bits(*both(decorated_kernels.block_between, grid, x, torch.zeros_like(x), n))
+        # Triton's heuristics zip positional arguments with every parameter name, BLOCK included, so
+        # the parameters after BLOCK go by keyword for Triton's launch.
+        assert_same_bits(*both(decorated_kernels.block_between, grid, x, out_ptr=torch.zeros_like(x), n=n))
         assert_same_bits(*both(decorated_kernels.activated, grid, x, torch.zeros_like(x), n, "relu"))
     rows = torch.randn(64, 3000, device="cuda", generator=g, dtype=torch.float16)
     assert_same_bits(*both(decorated_kernels.row_softmax, (64,), rows, torch.zeros_like(rows), 3000, rows.stride(0)))
@@ -287,6 +293,31 @@ def test_hits_compile_nothing_and_run_on_the_current_stream():
     for _ in range(1000):
         k[(1024,)](x, x, out, 1 << 20, BLOCK=1024)
     assert sys.getallocatedblocks() - blocks < 20  # nothing kept per call
+
+
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2,
+                    reason="needs two GPUs: multi-GPU launches run on a two-GPU machine")
+def test_launches_follow_the_tensors_device_and_its_current_stream():
+    """One kernel object launched on every GPU, each while another GPU is the current device: the
+    variant is loaded per device and each launch goes to its tensors' device's current stream."""
+    k = triton_jit.jit(kernels.tuned_add)
+    grid = lambda META: (triton.cdiv(30000, META["BLOCK"]),)  # noqa: E731
+    results = []
+    for device in range(torch.cuda.device_count()):
+        x = torch.randn(30000, device=f"cuda:{device}")
+        y = torch.randn(30000, device=f"cuda:{device}")
+        out = torch.zeros_like(x)
+        side = torch.cuda.Stream(device=device)
+        with torch.cuda.stream(side), torch.cuda.device((device + 1) % torch.cuda.device_count()):
+            k[grid](x, y, out, 30000)
+        side.synchronize()
+        results.append((out, x + y))
+    for out, expected in results:
+        assert torch.equal(out, expected)
+    theirs = torch.zeros_like(results[-1][0])
+    kernels.tuned_add[grid](results[-1][1], torch.zeros_like(theirs), theirs, 30000)
+    torch.cuda.synchronize()
+    assert torch.equal(theirs, results[-1][1])
 
 
 @requires_gpu
