@@ -12,25 +12,7 @@ endif()
 find_package(Python 3.9 REQUIRED COMPONENTS Interpreter Development.Module)
 
 execute_process(
-  COMMAND "${Python_EXECUTABLE}" -c [=[
-import os, sys, sysconfig
-names = [sysconfig.get_config_var(n) for n in ("INSTSONAME", "LDLIBRARY")]
-dirs = [sysconfig.get_config_var(n) for n in ("LIBDIR", "LIBPL")]
-multiarch = sysconfig.get_config_var("MULTIARCH")
-if multiarch and dirs[0]:
-    dirs.append(os.path.join(dirs[0], multiarch))
-dirs += ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]
-for d in dirs:
-    for n in names:
-        if d and n and n.endswith((".so", ".so.1.0")) and os.path.exists(os.path.join(d, n)):
-            print(os.path.join(d, n)); sys.exit(0)
-v = "%d.%d" % sys.version_info[:2]
-for d in dirs:
-    for n in ("libpython%s.so.1.0" % v, "libpython%s.so" % v):
-        if d and os.path.exists(os.path.join(d, n)):
-            print(os.path.join(d, n)); sys.exit(0)
-sys.exit(1)
-]=]
+  COMMAND "${Python_EXECUTABLE}" -S "${PROJECT_SOURCE_DIR}/src/compiler/python/triton_jit_libpython.py"
   OUTPUT_VARIABLE TRITON_JIT_LIBPYTHON OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _libpython_status)
 if(NOT _libpython_status EQUAL 0)
   message(FATAL_ERROR "No shared libpython found for ${Python_EXECUTABLE}: a C++ host needs one to compile kernels "

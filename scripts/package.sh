@@ -22,7 +22,7 @@ fi
 export TORCH_CMAKE_DIR
 
 need=()
-for pkg in dpkg-dev debhelper lintian rpm fakeroot python3-pybind11 python3-dev libfmt-dev nlohmann-json3-dev libxxhash-dev; do
+for pkg in dpkg-dev debhelper lintian rpm file fakeroot python3-pybind11 python3-dev libfmt-dev nlohmann-json3-dev libxxhash-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -33,15 +33,18 @@ bool python_already_running() {
   return fn != nullptr && fn() != 0;
 }
 
-void load_libpython() {
-  std::string path = env_or("TRITON_JIT_LIBPYTHON", configured_libpython());
+// Returns the libpython loaded, for messages.
+std::string load_libpython(const std::string& python) {
+  std::string path = env_or("TRITON_JIT_LIBPYTHON", "");
+  if (path.empty()) path = libpython_for(python);
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
     const char* why = dlerror();
     throw Error(
-        fmt::format("triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}); "
-                    "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
-                    path, why ? why : "unknown reason"));
+        fmt::format("triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}) for the "
+                    "Python '{}'; set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
+                    path, why ? why : "unknown reason", python));
   }
+  return path;
 }
 
 // The Python that compiles must be an executable: an interpreter started from anything else finds
@@ -80,9 +83,11 @@ std::string configured_target_name() {
 
 CompilerBridge* load_bridge() {
   const bool running = python_already_running();
+  const std::string python = env_or("TRITON_JIT_PYTHON", configured_python());
+  std::string libpython;
   if (!running) {
-    check_python_executable(env_or("TRITON_JIT_PYTHON", configured_python()));
-    load_libpython();
+    check_python_executable(python);
+    libpython = load_libpython(python);
   }
   // Installed: <libdir>/triton_jit/; in a build tree: beside the core.
   std::filesystem::path installed = library_dir() / "triton_jit" / "libtriton_jit_python.so";
@@ -98,9 +103,8 @@ CompilerBridge* load_bridge() {
   auto create =
       reinterpret_cast<decltype(&triton_jit_create_compiler_bridge)>(dlsym(lib, "triton_jit_create_compiler_bridge"));
   if (create == nullptr) throw Error(fmt::format("triton_jit: '{}' is not a triton_jit compiler bridge", path));
-  BridgeConfig config{env_or("TRITON_JIT_PYTHON", configured_python()), scripts_dir().string(),
-                      running ? std::string() : env_or("TRITON_JIT_LIBPYTHON", configured_libpython()),
-                      log_level() >= LogLevel::kDebug, configured_target_name()};
+  BridgeConfig config{python, scripts_dir().string(), libpython, log_level() >= LogLevel::kDebug,
+                      configured_target_name()};
   return create(&config);
 }
 

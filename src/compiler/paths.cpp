@@ -8,6 +8,7 @@
 
 #include "build_paths.h"
 #include "common/env.h"
+#include "common/process.h"
 
 namespace triton_jit::detail {
 
@@ -46,6 +47,19 @@ std::string configured_python() {
   }
   return "python3";
 }
-std::string configured_libpython() { return TRITON_JIT_CONFIGURED_LIBPYTHON; }
+
+std::string libpython_for(const std::string& python) {
+  const std::string configured = TRITON_JIT_CONFIGURED_LIBPYTHON;
+  if (std::getenv("TRITON_JIT_PYTHON") == nullptr && !configured.empty() && configured.front() == '/') {
+    return configured;
+  }
+  const auto printed = output_of({python, "-S", (scripts_dir() / "triton_jit_libpython.py").string()});
+  if (printed) {
+    std::string path = *printed;
+    while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+    if (!path.empty() && path.find('\n') == std::string::npos) return path;
+  }
+  return configured;
+}
 
 }  // namespace triton_jit::detail

@@ -4,6 +4,7 @@
 // happen without the GIL, so that a Python host thread never blocks a compile it waits for.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -33,7 +34,9 @@ class SingleFlight {
         if (f->key == key) flight = f;
       }
       if (flight) {
-        done_->wait(lock, [&] { return flight->done; });
+        // A timed wait, which is inline: the untimed wait(lock) of GCC 12's libstdc++ is a
+        // GLIBCXX_3.4.30 symbol, absent from the libstdc++ of RHEL 9 (GCC 11) our packages serve.
+        while (!flight->done) done_->wait_for(lock, std::chrono::hours(1));
         return;
       }
       flight = std::make_shared<Flight>(key);

@@ -46,11 +46,11 @@ def torch_prefix():
 
 
 def user_env(libdir, tmp_path):
-    """What a user of the installed packages sets: Triton's Python (a venv, with its libpython)."""
-    libpython = os.path.join(sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("INSTSONAME"))
-    return dict(os.environ, TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="", TRITON_JIT_PYTHON=sys.executable,
-                TRITON_JIT_LIBPYTHON=libpython, LD_LIBRARY_PATH=str(libdir),
-                TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"))
+    """What a user of the installed packages sets: Triton's Python (a venv). Its libpython, which
+    the system's loader does not know here (a pyenv build), the library asks that Python for."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_JIT_LIBPYTHON"}
+    return dict(env, TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="", TRITON_JIT_PYTHON=sys.executable,
+                LD_LIBRARY_PATH=str(libdir), TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"))
 
 
 def check_installed_use(prefix, libdir, tmp_path, *cmake_options):
@@ -109,7 +109,10 @@ def test_packages_declare_honest_dependencies(dist):
     assert "libtriton-jit0 (= " in depends and "torch" not in depends.replace("libtriton-jit", "")
     rpm = glob.glob(str(dist / "triton-jit-[0-9]*.x86_64.rpm"))[0]
     requires = run("rpm", "-qp", "--requires", rpm)
-    assert "libpython3." in requires and "x86_64-linux-gnu" not in requires
+    # The Python version the bridge is built for, not a libpython soname: the library asks that
+    # Python for its libpython at run time.
+    assert f"python(abi) = {sys.version_info[0]}.{sys.version_info[1]}" in requires, requires
+    assert "libpython" not in requires and "x86_64-linux-gnu" not in requires
     torch_rpm = glob.glob(str(dist / "triton-jit-torch-[0-9]*.x86_64.rpm"))[0]
     assert "libtorch" not in run("rpm", "-qp", "--requires", torch_rpm)
 
@@ -152,6 +155,66 @@ def test_rpms_installed_in_a_lib64_root_serve_the_same(dist, tmp_path):
     # Fedora's CMake looks in lib64; Debian's, which runs this test, is told where.
     check_installed_use(root / "usr", root / "usr" / "lib64", tmp_path,
                         f"-DTritonJIT_DIR={root / 'usr' / 'lib64' / 'cmake' / 'TritonJIT'}")
+
+
+# What RHEL 9 and its rebuilds (Rocky, Alma) ship: glibc 2.34 and GCC 11's libstdc++ and libgcc_s.
+RHEL9 = {"GLIBC": (2, 34), "GLIBCXX": (3, 4, 29), "CXXABI": (1, 3, 13), "GCC": (11, 0)}
+
+
+def over_rhel9(versions):
+    """The symbol versions (GLIBC_2.35, ...) among `versions` that RHEL 9 does not provide."""
+    over = set()
+    for family, number in versions:
+        if family in RHEL9 and tuple(int(x) for x in number.split(".")) > RHEL9[family]:
+            over.add(f"{family}_{number}")
+    return over
+
+
+def elf_files(root):
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as f:
+                if f.read(4) == b"\x7fELF":
+                    yield path
+
+
+def test_rpms_install_on_rhel9_as_shipped(dist, tmp_path):
+    """Every packaged binary's symbol versions and every package's requirements within RHEL 9;
+    no libpython soname required, no Provides for the private bridge; stripped binaries with
+    build-ids, mode 0755 and rpm's /usr/lib/.build-id links."""
+    import re
+    version = re.compile(r"\b(GLIBC|GLIBCXX|CXXABI|GCC)_([0-9][0-9.]*[0-9])")
+    rpms = glob.glob(str(dist / "*.x86_64.rpm"))
+    assert len(rpms) == 5, rpms
+    root = tmp_path / "root"
+    root.mkdir()
+    for rpm in rpms:
+        requires = run("rpm", "-qp", "--requires", rpm)
+        assert not over_rhel9(version.findall(requires)), (rpm, over_rhel9(version.findall(requires)))
+        assert "libpython" not in requires, (rpm, requires)
+        provides = run("rpm", "-qp", "--provides", rpm)
+        assert "libtriton_jit_python" not in provides, (rpm, provides)
+        modes = run("rpm", "-qp", "--qf", "[%{FILEMODES:perms} %{FILENAMES}\n]", rpm).splitlines()
+        for line in modes:
+            perms, name = line.split(" ", 1)
+            if re.search(r"\.so(\.[0-9.]+)?$", name) and perms.startswith("-"):
+                assert perms == "-rwxr-xr-x", line
+        archive = subprocess.run(["rpm2archive", "-"], stdin=open(rpm, "rb"), capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-xz", "-C", str(root)], input=archive, check=True)
+    binaries = list(elf_files(root / "usr"))
+    assert len(binaries) >= 5, binaries  # the core, the bridge, the adapter, the operators, triton_jit_aot
+    core = glob.glob(str(dist / "triton-jit-[0-9]*.x86_64.rpm"))[0]
+    links = [name for name in run("rpm", "-qlp", core).splitlines() if name.startswith("/usr/lib/.build-id/")]
+    assert links, "no /usr/lib/.build-id links in the core package"
+    for path in binaries:
+        found = over_rhel9(version.findall(run("objdump", "-T", path)))
+        assert not found, (path, found)
+        assert "Build ID" in run("readelf", "-n", path), path
+        sections = run("readelf", "-S", "-W", path)
+        assert ".symtab" not in sections and ".debug_info" not in sections, f"{path} is not stripped"
 
 
 @pytest.mark.parametrize("python, message", [
