@@ -289,10 +289,16 @@ def test_hits_compile_nothing_and_run_on_the_current_stream():
     side.synchronize()
     torch.testing.assert_close(out, x * 102, rtol=1e-5, atol=1e-4)  # x + x, then + x a hundred times
     assert k.stats()["compiles"] == compiles
+    # Nothing kept per call, beyond what a launch of torch's own keeps: none in a plain run, about
+    # four Python blocks per kernel launch of anyone's under compute-sanitizer.
+    blocks = sys.getallocatedblocks()
+    for _ in range(1000):
+        torch.add(x, x, out=out)
+    torch_kept = sys.getallocatedblocks() - blocks
     blocks = sys.getallocatedblocks()
     for _ in range(1000):
         k[(1024,)](x, x, out, 1 << 20, BLOCK=1024)
-    assert sys.getallocatedblocks() - blocks < 20  # nothing kept per call
+    assert sys.getallocatedblocks() - blocks < torch_kept + 20
 
 
 @pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2,
