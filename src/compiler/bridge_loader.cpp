@@ -39,10 +39,15 @@ std::string load_libpython(const std::string& python) {
   if (path.empty()) path = libpython_for(python);
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
     const char* why = dlerror();
-    throw Error(
-        fmt::format("triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}) for the "
-                    "Python '{}'; set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
-                    path, why ? why : "unknown reason", python));
+    // A bare soname is the fallback taken when the Python did not say where its libpython is.
+    const std::string unanswered = path.find('/') == std::string::npos
+                                       ? fmt::format(" ('{}' did not name its libpython: run it with {} to see why)",
+                                                     python, (scripts_dir() / "triton_jit_libpython.py").string())
+                                       : std::string();
+    throw Error(fmt::format(
+        "triton_jit: compiling needs Python, and libpython could not be loaded from '{}' ({}) for the Python '{}'{}; "
+        "set TRITON_JIT_LIBPYTHON to the libpython3.X.so of the Python that has triton",
+        path, why ? why : "unknown reason", python, unanswered));
   }
   return path;
 }

@@ -9,7 +9,8 @@ namespace triton_jit::detail {
 
 // Directory holding libtriton_jit.so, symbolic links resolved (merged /usr: /lib -> /usr/lib).
 std::filesystem::path library_dir();
-// Directory holding triton_jit_compile.py: TRITON_JIT_SCRIPTS_DIR, <libdir>/../share/triton_jit/scripts, the source tree.
+// Directory holding triton_jit_compile.py: TRITON_JIT_SCRIPTS_DIR, <libdir>/../share/triton_jit/scripts, the source
+// tree.
 std::filesystem::path scripts_dir();
 // The Python the build was configured with.
 std::string configured_python();
