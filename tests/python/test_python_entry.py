@@ -284,8 +284,12 @@ def test_hits_compile_nothing_and_run_on_the_current_stream():
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
+        torch.cuda._sleep(200_000_000)  # holds the side stream: a launch sent elsewhere would run now
         for _ in range(100):
             k[(1024,)](x, out, out, 1 << 20, BLOCK=1024)
+    # Read on the default stream while the side stream sleeps: launches sent to the default stream
+    # would have run already.
+    assert torch.equal(out.cpu(), (x + x).cpu())
     side.synchronize()
     torch.testing.assert_close(out, x * 102, rtol=1e-5, atol=1e-4)  # x + x, then + x a hundred times
     assert k.stats()["compiles"] == compiles
@@ -315,7 +319,10 @@ def test_launches_follow_the_tensors_device_and_its_current_stream():
         out = torch.zeros_like(x)
         side = torch.cuda.Stream(device=device)
         with torch.cuda.stream(side), torch.cuda.device((device + 1) % torch.cuda.device_count()):
+            with torch.cuda.device(device):
+                torch.cuda._sleep(200_000_000)  # on the side stream: holds the launch that follows
             k[grid](x, y, out, 30000)
+        assert torch.equal(out.cpu(), torch.zeros(30000)), "the launch did not wait for the side stream"
         side.synchronize()
         results.append((out, x + y))
     for out, expected in results:
