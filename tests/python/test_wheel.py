@@ -88,6 +88,22 @@ def test_another_torch_is_named_at_import_instead_of_an_undefined_symbol(venv):
     assert f"pip install 'torch=={built}.*'" in out
 
 
+def test_the_wheel_requires_the_torch_minor_version_it_was_built_against(venv):
+    import torch
+    import zipfile
+    (wheel,) = glob.glob(str(venv.parent.parent.parent / "dist" / "triton_jit-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = [line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")]
+        libraries = sorted(os.path.basename(n) for n in archive.namelist() if "/lib/libtriton_jit_ops" in n)
+    minor = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    assert f"Requires-Dist: torch=={minor}.*" in requires, requires
+    assert any(line.startswith("Requires-Dist: triton") for line in requires), requires
+    # the loader, and the operators named after the torch they need
+    assert [n for n in libraries if n.endswith(".so.0")] == [f"libtriton_jit_ops-torch{minor}.so.0",
+                                                              "libtriton_jit_ops.so.0"], libraries
+
+
 def test_the_python_entry_compiles_from_the_installed_wheel(venv, tmp_path):
     kernels = os.path.join(ROOT, "tests", "kernels", "python_entry", "kernels.py")
     out = run(venv, "-c", f"""
