@@ -2,7 +2,8 @@
 # Builds and runs every test: the C++ suites (GoogleTest), the HIP backend's, the CPU suites again under
 # AddressSanitizer+UndefinedBehaviorSanitizer and ThreadSanitizer, the fuzz targets for a fixed
 # time, the Python suites (pytest), and the Triton-facing tests against the oldest and newest
-# supported Triton (scripts/test_matrix.sh). GPU tests run when a GPU is present and are reported as
+# supported Triton (scripts/test_matrix.sh) and the torch-facing ones against the oldest and newest
+# supported torch (scripts/test_torch_matrix.sh). GPU tests run when a GPU is present and are reported as
 # skipped otherwise. Prints each stage's time; ends with one line: 'N passed, N failed, N skipped'.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -117,6 +118,15 @@ stage "Triton matrix (${matrix_versions[*]})"
 TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_MATRIX_RESULTS="$results" bash "$root/scripts/test_matrix.sh" \
   "${matrix_versions[@]}" 2>&1 | tail -n $((${#matrix_versions[@]} + 3))
 for v in "${matrix_versions[@]}"; do expected+=("matrix_${v}_pytest" "matrix_${v}_cpp"); done
+
+# The pinned torch ran above; the adapter, the operators and the Python entry built again against
+# the oldest and the newest supported torch, and their CPU suites run there
+# (scripts/test_torch_matrix.sh runs every release). Each row's environment is removed after it.
+torch_versions=(${TRITON_JIT_TORCH_MATRIX_VERSIONS:-2.9.1 2.15.0})
+stage "torch matrix (${torch_versions[*]})"
+TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_MATRIX_RESULTS="$results" TRITON_JIT_MATRIX_PRUNE=${TRITON_JIT_MATRIX_PRUNE:-1} \
+  bash "$root/scripts/test_torch_matrix.sh" "${torch_versions[@]}" 2>&1 | tail -n $((${#torch_versions[@]} + 3))
+for v in "${torch_versions[@]}"; do expected+=("torch_matrix_${v}_pytest"); done
 stage ""
 echo "-- total: $((SECONDS - started)) s"
 "$python" "$root/scripts/summarize_tests.py" "$results" "${expected[@]}" pytest
