@@ -57,8 +57,8 @@ for version in "${versions[@]}"; do
   rows+=("| $version | $about | built | $pytest_line ($((SECONDS - started)) s) | $ok |")
   [ "${TRITON_JIT_MATRIX_PRUNE:-0}" = 1 ] && rm -rf "$env_dir" "$row_build"
 done
-echo "| torch | torch found, Triton it pins | adapter, operators, Python entry | CPU suites (pytest) | |"
-echo "|---|---|---|---|---|"
+echo "| torch | torch found | Triton it pins | adapter, operators, Python entry | CPU suites (pytest) | |"
+echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo "(logs: $matrix/torch-<version>.log)"
 exit $status
