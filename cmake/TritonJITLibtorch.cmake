@@ -69,14 +69,30 @@ foreach(lib c10 c10_cuda torch_cpu torch_cuda torch)
   list(APPEND _tj_torch_libs "${_tj_torch_lib_${lib}}")
 endforeach()
 # No CUDA toolkit is needed: the installed headers include ATen's core and torch/library.h, which
-# include none of CUDA's. A project that found one itself (ours does, for the backend), to include
-# c10/cuda's headers, gets its include directories here too; we never look for one, since
-# FindCUDAToolkit of some CMake versions fails on a pip-installed nvcc.
+# include none of CUDA's. We never call FindCUDAToolkit, which some CMake versions fail on a
+# pip-installed nvcc; a project that found a toolkit itself (ours does, for the backend) gets its
+# include directories here.
 add_library(triton_jit_libtorch INTERFACE IMPORTED GLOBAL)
 target_include_directories(triton_jit_libtorch SYSTEM INTERFACE "${_tj_torch_root}/include"
                            "${_tj_torch_root}/include/torch/csrc/api/include")
+# A consumer that includes c10/cuda's headers itself (libtriton_jit's users do, for the current
+# stream) needs the CUDA runtime's headers: those that came with its torch (pip's nvidia packages),
+# else a toolkit's found without FindCUDAToolkit. None found is no error: our headers need none.
+# (pip's runtime headers lack crt/, which nvcc's package brings: a directory needs both.)
+set(_tj_cuda_include "")
 if(CUDAToolkit_FOUND)
-  target_include_directories(triton_jit_libtorch SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
+  set(_tj_cuda_include ${CUDAToolkit_INCLUDE_DIRS})
+else()
+  foreach(dir "${_tj_torch_root}/../nvidia/cu13/include" "${_tj_torch_root}/../nvidia/cuda_runtime/include"
+              "$ENV{CUDA_HOME}/include" "$ENV{CUDA_PATH}/include" /usr/local/cuda/include)
+    if(EXISTS "${dir}/cuda_runtime_api.h" AND EXISTS "${dir}/crt/host_defines.h")
+      get_filename_component(_tj_cuda_include "${dir}" ABSOLUTE)
+      break()
+    endif()
+  endforeach()
+endif()
+if(_tj_cuda_include)
+  target_include_directories(triton_jit_libtorch SYSTEM INTERFACE ${_tj_cuda_include})
 endif()
 # The CUDA runtime that torch's inline CUDA helpers call is torch's own (pip's nvidia packages,
 # or bundled in a libtorch zip), not the toolkit's: that could be another major version. Without
