@@ -43,6 +43,12 @@ echo "== triton_jit_aot"
 triton_jit_aot --version
 man -w triton_jit_aot
 triton_jit_aot --bogus 2>&1 | head -n 1 || true
+echo "== the operators, named after their torch, and their loader where no torch is installed"
+ls /usr/lib/x86_64-linux-gnu/ | grep '^libtriton_jit_ops.*\.so\.0$'
+/opt/tj/bin/python -c "import ctypes; ctypes.CDLL('/usr/lib/x86_64-linux-gnu/libtriton_jit_ops.so.0')" 2>&1 |
+  grep -E '^ImportError' > /tmp/refused.txt || true
+cat /tmp/refused.txt
+grep -q 'loading the operators for torch .* failed: .*(torch is not loaded in this process' /tmp/refused.txt
 echo "fresh root: all steps passed"
 EOF
 log="$dist/fresh-root.txt"
