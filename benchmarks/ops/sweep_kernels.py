@@ -10,6 +10,7 @@ Times are GPU microseconds per call: a CUDA graph of 20 calls, median of 10 repl
 rotated over copies larger than L2 where they would otherwise stay in it."""
 import argparse
 import importlib.util
+import itertools
 import json
 import os
 import statistics
@@ -322,7 +323,7 @@ def reduce_rows(row_counts):
     return out_rows
 
 
-def topk_rows(cases):
+def topk_rows(cases, radix_bits):
     tk = module("index/topk.py")
     radix, sort = tk.topk_radix_kernel, tk.topk_sort_kernel
     old = tk.topk_kernel
@@ -331,8 +332,9 @@ def topk_rows(cases):
         x = (torch.randn(rows, VOCAB, device="cuda") * 3).to(dtype)
         rv, ri = torch.topk(x, k, dim=-1)
         aten_us = gpu_us(lambda: torch.topk(x, k, dim=-1))
-        for chunk, warps, final_max, sort_warps in ((4096, 8, 4096, 8), (2048, 4, 2048, 4), (8192, 16, 4096, 8),
-                                                    (4096, 4, 2048, 4), (8192, 8, 8192, 16)):
+        for (chunk, warps, final_max, sort_warps), bits in itertools.product(
+                ((4096, 8, 4096, 8), (2048, 4, 2048, 4), (8192, 16, 4096, 8), (4096, 4, 2048, 4), (8192, 8, 8192, 16)),
+                radix_bits):
             if chunk < 4 * triton.next_power_of_2(k) or final_max < 2 * triton.next_power_of_2(k):
                 continue
             plan = []
@@ -346,12 +348,12 @@ def topk_rows(cases):
             indices = torch.empty(rows, k, device="cuda", dtype=torch.int64)
 
             def fn(plan=plan, n_final=n, chunk=chunk, warps=warps, values=values, indices=indices,
-                   sort_warps=sort_warps):
+                   sort_warps=sort_warps, bits=bits):
                 cur, cur_i, partial = x, None, False
                 for n_in, chunks, keys_out, idx_out in plan:
                     radix[(rows, chunks)](cur, cur_i if partial else idx_out, keys_out, idx_out, n_in, k, LARGEST=True,
                                           PARTIAL_IN=partial, BLOCK=chunk, K_PAD=triton.next_power_of_2(k),
-                                          num_warps=warps)
+                                          RADIX_BITS=bits, num_warps=warps)
                     cur, cur_i, partial = keys_out, idx_out, True
                 sort[(rows,)](cur, cur_i if partial else indices, values, indices, n_final, k, LARGEST=True,
                               PARTIAL_IN=partial, BLOCK=triton.next_power_of_2(max(n_final, k)), num_warps=sort_warps)
@@ -360,7 +362,7 @@ def topk_rows(cases):
             good = torch.equal(values, rv) and torch.equal(x.gather(1, indices), rv)
             us = gpu_us(fn)
             out_rows.append({"op": f"topk({k})", "shape": f"{rows}x{VOCAB} {str(dtype)[6:]}",
-                             "kernel": f"radix chunk {chunk} {warps}w, sort <= {final_max} {sort_warps}w, "
+                             "kernel": f"radix{bits} chunk {chunk} {warps}w, sort <= {final_max} {sort_warps}w, "
                                        f"{len(plan)} rounds", "ours_us": us, "aten_us": aten_us,
                              "ratio": us / aten_us, "error": 0.0 if good else 1.0})
             print_row(out_rows[-1])
@@ -432,6 +434,8 @@ def main():
     parser.add_argument("--topk-cases", default="1:float32:50,16:float32:50,16:bfloat16:50,256:float32:50,"
                                                   "4096:float32:50,4096:bfloat16:50,16:float32:1024",
                         help="rows:dtype:k,...")
+    parser.add_argument("--splitk-rows", default="16,32,64", help="token counts of the split-K part")
+    parser.add_argument("--topk-radix-bits", default="8", help="digit widths of the radix select to try")
     parser.add_argument("--json")
     options = parser.parse_args()
     torch.manual_seed(0)
@@ -444,7 +448,8 @@ def main():
         results += gemm_rows([1, 8, 16, 32, 64], [128, 256, 512, 2048, 8192], torch.bfloat16,
                              options.linears.split(","))
     if "splitk" in parts:
-        results += split_k_rows([16, 32, 64], torch.bfloat16, options.linears.split(","))
+        results += split_k_rows([int(m) for m in options.splitk_rows.split(",")], torch.bfloat16,
+                                options.linears.split(","))
     if "bmm" in parts:
         results += bmm_rows(torch.bfloat16)
     if "softmax" in parts:
@@ -453,7 +458,8 @@ def main():
         results += reduce_rows([1, 16, 256, 4096])
     if "topk" in parts:
         results += topk_rows([(int(r), getattr(torch, d), int(k)) for r, d, k in
-                              (c.split(":") for c in options.topk_cases.split(","))])
+                              (c.split(":") for c in options.topk_cases.split(","))],
+                              [int(b) for b in options.topk_radix_bits.split(",")])
     if "attention" in parts:
         results += attention_rows([128, 512, 2048])
     bad = [r for r in results if r.get("error", r.get("error_unsplit", 0)) > 2e-2]

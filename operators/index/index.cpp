@@ -11,8 +11,10 @@ namespace triton_jit::ops {
 namespace {
 
 void check_same_device(const char* op, const at::Tensor& a, const at::Tensor& b) {
-  TORCH_CHECK(a.device() == b.device(), op, ": expected all tensors to be on the same device, but found at least two "
-              "devices, ", a.device(), " and ", b.device(), "!");
+  TORCH_CHECK(a.device() == b.device(), op,
+              ": expected all tensors to be on the same device, but found at least two "
+              "devices, ",
+              a.device(), " and ", b.device(), "!");
   TORCH_CHECK(a.is_cuda(), op, ": expected CUDA tensors, got ", a.device());
 }
 
@@ -28,9 +30,11 @@ void run_index_rows(const at::Tensor& src, const at::Tensor& idx, const at::Tens
   const int64_t block_k = std::min<int64_t>(next_power_of_2(k), 1024);
   const int64_t block_r = std::clamp<int64_t>(2048 / block_k, 1, 64);
   Slots<12> s;
-  s.add_all(src, idx.contiguous(), out, rows, l, n, k, block_r, block_k, src.numel() > kMaxInt32 || out.numel() > kMaxInt32);
+  s.add_all(src, idx.contiguous(), out, rows, l, n, k, block_r, block_k,
+            src.numel() > kMaxInt32 || out.numel() > kMaxInt32);
   torch_adapter::DeviceGuard guard(out);
-  s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(k, block_k)), 1, 4));
+  s.launch(
+      f, launch_config(out, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(k, block_k)), 1, 4));
 }
 
 }  // namespace
@@ -41,9 +45,10 @@ at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_
   (void)scale_grad_by_freq;
   (void)sparse;
   TORCH_CHECK(weight.dim() == 2, "'weight' must be 2-D");
-  TORCH_CHECK(is_index_type(indices.scalar_type()),
-              "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got ",
-              indices.toString(), " instead (while checking arguments for embedding)");
+  TORCH_CHECK(
+      is_index_type(indices.scalar_type()),
+      "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got ",
+      indices.toString(), " instead (while checking arguments for embedding)");
   c10::SymDimVector shape(indices.sym_sizes().begin(), indices.sym_sizes().end());
   shape.push_back(weight.sym_size(1));
   at::Tensor out = at::empty_symint(shape, weight.options());
@@ -89,7 +94,8 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
   at::Tensor out = at::empty_symint(index.sym_sizes(), self.options());
   if (out.is_meta() || out.numel() == 0) return out;
   check_same_device("gather", self, index);
-  TORCH_CHECK(self.dim() <= 4, "triton_jit::gather: tensors of more than 4 dims are not supported (got ", self.dim(), ")");
+  TORCH_CHECK(self.dim() <= 4, "triton_jit::gather: tensors of more than 4 dims are not supported (got ", self.dim(),
+              ")");
   static const TritonJITFunction& f = kernel("index.py", "gather_kernel");
   std::array<int64_t, 4> sizes{1, 1, 1, 1}, ss{0, 0, 0, 0}, is{0, 0, 0, 0};
   const int64_t offset = 4 - ndim;
@@ -104,8 +110,8 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index, 
   const int64_t dim_size = self.dim() == 0 ? 1 : self.size(wrapped);
   constexpr int64_t kBlock = 1024;
   Slots<24> s;
-  s.add_all(self, index, out, out.numel(), sizes[1], sizes[2], sizes[3], ss[0], ss[1], ss[2], ss[3], is[0], is[1], is[2],
-            is[3], dim_size, offset + (self.dim() == 0 ? 0 : wrapped), kBlock,
+  s.add_all(self, index, out, out.numel(), sizes[1], sizes[2], sizes[3], ss[0], ss[1], ss[2], ss[3], is[0], is[1],
+            is[2], is[3], dim_size, offset + (self.dim() == 0 ? 0 : wrapped), kBlock,
             out.numel() > kMaxInt32 || last_self > kMaxInt32 || last_index > kMaxInt32);
   torch_adapter::DeviceGuard guard(out);
   s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(out.numel(), kBlock))));
@@ -141,8 +147,8 @@ at::Tensor cat(const at::ITensorListRef& tensor_list, int64_t dim) {
     for (int64_t d = 0; d < t.dim(); ++d) {
       if (d == wrapped) continue;
       TORCH_CHECK(t.sym_size(d) == shape[d], "Sizes of tensors must match except in dimension ", wrapped,
-                  ". Expected size ", to_text(shape[d]), " but got size ", to_text(t.sym_size(d)), " for tensor number ",
-                  position, " in the list.");
+                  ". Expected size ", to_text(shape[d]), " but got size ", to_text(t.sym_size(d)),
+                  " for tensor number ", position, " in the list.");
     }
     total = total + t.sym_size(wrapped);
   }
@@ -187,8 +193,8 @@ at::Tensor cat(const at::ITensorListRef& tensor_list, int64_t dim) {
     for (std::size_t i = 0; i < 4; ++i) s.add(i < count ? columns[first + i] : int64_t{0});
     for (std::size_t i = 0; i < 4; ++i) s.add(i < count ? offsets[first + i] : int64_t{0});
     s.add_all(outer, dst_row, static_cast<int64_t>(count), block_r, block_c, out.numel() > kMaxInt32);
-    s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(outer, block_r)), static_cast<unsigned>(cdiv(widest, block_c)),
-                              static_cast<unsigned>(count)));
+    s.launch(f, launch_config(out, static_cast<unsigned>(cdiv(outer, block_r)),
+                              static_cast<unsigned>(cdiv(widest, block_c)), static_cast<unsigned>(count)));
   }
   return out;
 }
@@ -199,6 +205,8 @@ namespace {
 // shrink a row to at most `final_max` candidates, which one sort orders. Chunks of 2048 on 4 warps
 // measured fastest from 1 to 4096 rows of 128256 (docs/performance.md); a large k takes chunks of
 // four times its power of two, so that each round shrinks the row.
+constexpr int64_t kTopkRadixBits = 8;
+
 void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
                     const at::Tensor& indices) {
   static const TritonJITFunction& select = kernel("topk.py", "topk_radix_kernel");
@@ -215,8 +223,9 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
     const at::Tensor next_positions = at::empty({m, chunks * k}, rows.options().dtype(at::kInt));
     Slots<12> s;
     s.add_all(keys, partial ? positions : at::Tensor(), next_keys, next_positions, length, k, largest, partial, chunk,
-              k_pad);
-    s.launch(select, launch_config(rows, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, chunk >= 4096 ? 8 : 4));
+              k_pad, kTopkRadixBits);
+    s.launch(select,
+             launch_config(rows, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, chunk >= 4096 ? 8 : 4));
     keys = next_keys;
     positions = next_positions;
     partial = true;
@@ -233,8 +242,8 @@ void run_topk_selection(const at::Tensor& rows, int64_t m, int64_t n, int64_t kk
                         const at::Tensor& out_values, const at::Tensor& out_indices) {
   static const TritonJITFunction& f = kernel("topk.py", "topk_kernel");
   constexpr int64_t kChunk = 4096;
-  auto launch = [&](const at::Tensor& x, const at::Tensor& idx_in, const at::Tensor& v, const at::Tensor& i, int64_t len,
-                    int64_t chunk, int64_t chunks, bool partial) {
+  auto launch = [&](const at::Tensor& x, const at::Tensor& idx_in, const at::Tensor& v, const at::Tensor& i,
+                    int64_t len, int64_t chunk, int64_t chunks, bool partial) {
     const int64_t block = next_power_of_2(chunk);
     Slots<12> s;
     s.add_all(x, partial ? idx_in : at::Tensor(), v, i, len, chunk, kk, largest, partial, block);

@@ -4,6 +4,7 @@ top-k, the chunked softmax and the lean row reductions. Run by test_llm_kernels.
 with TRITON_INTERPRET=1 (Triton reads it when the kernels are decorated). The interpreter has no
 bfloat16, so the 16-bit cases are float16. Prints one line per check and exits non-zero on a miss."""
 import importlib.util
+import itertools
 import os
 import sys
 
@@ -72,7 +73,7 @@ def matmuls():
         check(f"matmul_tma {batch}x{m}x{k}x{n} k_major={k_major} subtile={subtile}", err < 2e-3, f"error {err:.1e}")
 
 
-def topk_rows(x, k, largest, chunk, final_max):
+def topk_rows(x, k, largest, chunk, final_max, radix_bits):
     """The rounds index.cpp's run_topk_radix makes, at a smaller scale."""
     tk = module("index/topk.py")
     rows, n = x.shape
@@ -83,7 +84,7 @@ def topk_rows(x, k, largest, chunk, final_max):
         next_positions = torch.empty(rows, chunks * k, dtype=torch.int32)
         tk.topk_radix_kernel[(rows, chunks)](keys, positions if partial else next_positions, next_keys, next_positions,
                                              n, k, LARGEST=largest, PARTIAL_IN=partial, BLOCK=chunk,
-                                             K_PAD=triton.next_power_of_2(k))
+                                             K_PAD=triton.next_power_of_2(k), RADIX_BITS=radix_bits)
         keys, positions, partial, n = next_keys, next_positions, True, chunks * k
     values = torch.empty(rows, k, dtype=x.dtype)
     indices = torch.empty(rows, k, dtype=torch.int64)
@@ -93,7 +94,8 @@ def topk_rows(x, k, largest, chunk, final_max):
 
 
 def topk():
-    for dtype in (torch.float32, torch.float16, torch.int32):
+    # 5-bit digits are what index.cpp runs (the last digit narrower); 8-bit ones divide every type
+    for dtype, radix_bits in itertools.product((torch.float32, torch.float16, torch.bfloat16, torch.int32), (5, 8)):
         # the k-th value positive and negative for both directions (a 16-bit float's key skips its
         # low digits, whose value depends on the sign), ties at it, NaN
         for rows, n, k, largest, sign in ((2, 600, 20, True, 1), (2, 600, 30, False, 1), (2, 600, 25, True, -1),
@@ -110,13 +112,13 @@ def topk():
                 if n > 200 and sign >= 0:
                     x[0, 3] = float("nan")
             values, indices = topk_rows(x, k, largest, chunk=max(64, 4 * triton.next_power_of_2(k)),
-                                        final_max=max(64, 2 * triton.next_power_of_2(k)))
+                                        final_max=max(64, 2 * triton.next_power_of_2(k)), radix_bits=radix_bits)
             ref_values, _ = torch.topk(x.float(), k, dim=1, largest=largest)
             same = torch.equal(values.float().nan_to_num(1e9), ref_values.nan_to_num(1e9))
             picked = torch.equal(x.gather(1, indices).float().nan_to_num(1e9), values.float().nan_to_num(1e9))
             first = all(not (values[r, j] == values[r, j + 1] and indices[r, j] > indices[r, j + 1])
                         for r in range(rows) for j in range(k - 1))
-            check(f"topk radix {dtype} {rows}x{n} k={k} largest={largest}", same and picked and first,
+            check(f"topk radix{radix_bits} {dtype} {rows}x{n} k={k} largest={largest}", same and picked and first,
                   f"values {same}, indices {picked}, ties by first position {first}")
 
 
