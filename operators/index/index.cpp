@@ -205,7 +205,10 @@ namespace {
 // shrink a row to at most `final_max` candidates, which one sort orders. Chunks of 2048 on 4 warps
 // measured fastest from 1 to 4096 rows of 128256 (docs/performance.md); a large k takes chunks of
 // four times its power of two, so that each round shrinks the row.
-constexpr int64_t kTopkRadixBits = 8;
+// 5-bit digits (32 bins, one a lane) took 0.77-0.86x the time of 8-bit ones from 1 to 4096 rows
+// of 128256, k = 50 and 1024 (sweep_kernels.py --topk-radix-bits 4,5,8, H200, 2026-12-03); 4-bit
+// ones were up to 8% slower than 5-bit ones (faster only within noise).
+constexpr int64_t kTopkRadixBits = 5;
 
 void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
                     const at::Tensor& indices) {
