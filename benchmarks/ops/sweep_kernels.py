@@ -323,37 +323,43 @@ def reduce_rows(row_counts):
     return out_rows
 
 
-def topk_rows(cases, radix_bits):
+TOPK_PLANS = ((4096, 8, 4096, 8), (2048, 4, 2048, 4), (8192, 16, 4096, 8), (4096, 4, 2048, 4), (8192, 8, 8192, 16))
+
+
+def topk_rows(cases, radix_bits, groups_options, plans=TOPK_PLANS):
     tk = module("index/topk.py")
     radix, sort = tk.topk_radix_kernel, tk.topk_sort_kernel
-    old = tk.topk_kernel
     out_rows = []
-    for rows, dtype, k in cases:
-        x = (torch.randn(rows, VOCAB, device="cuda") * 3).to(dtype)
+    for rows, dtype, k, data in cases:
+        x = torch.randn(rows, VOCAB, device="cuda") * 3
+        if data == "rounded":  # few distinct values: a chunk's bound leaves too many keys, passes decide
+            x = x.round()
+        x = x.to(dtype)
         rv, ri = torch.topk(x, k, dim=-1)
         aten_us = gpu_us(lambda: torch.topk(x, k, dim=-1))
-        for (chunk, warps, final_max, sort_warps), bits in itertools.product(
-                ((4096, 8, 4096, 8), (2048, 4, 2048, 4), (8192, 16, 4096, 8), (4096, 4, 2048, 4), (8192, 8, 8192, 16)),
-                radix_bits):
-            if chunk < 4 * triton.next_power_of_2(k) or final_max < 2 * triton.next_power_of_2(k):
+        for (chunk, warps, final_max, sort_warps), bits, groups in itertools.product(plans, radix_bits,
+                                                                                     groups_options):
+            k_pad = triton.next_power_of_2(k)
+            if chunk < 4 * k_pad or final_max < 2 * k_pad or (groups and (k > groups or chunk % groups)):
                 continue
+            slots = 2 * k_pad if groups else k
             plan = []
             n = VOCAB
             while n > final_max:
                 chunks = triton.cdiv(n, chunk)
-                plan.append((n, chunks, torch.empty(rows, chunks * k, device="cuda", dtype=torch.int32),
-                             torch.empty(rows, chunks * k, device="cuda", dtype=torch.int32)))
-                n = chunks * k
+                plan.append((n, chunks, torch.empty(rows, chunks * slots, device="cuda", dtype=torch.int32),
+                             torch.empty(rows, chunks * slots, device="cuda", dtype=torch.int32)))
+                n = chunks * slots
             values = torch.empty(rows, k, device="cuda", dtype=dtype)
             indices = torch.empty(rows, k, device="cuda", dtype=torch.int64)
 
             def fn(plan=plan, n_final=n, chunk=chunk, warps=warps, values=values, indices=indices,
-                   sort_warps=sort_warps, bits=bits):
+                   sort_warps=sort_warps, bits=bits, groups=groups, slots=slots):
                 cur, cur_i, partial = x, None, False
                 for n_in, chunks, keys_out, idx_out in plan:
                     radix[(rows, chunks)](cur, cur_i if partial else idx_out, keys_out, idx_out, n_in, k, LARGEST=True,
-                                          PARTIAL_IN=partial, BLOCK=chunk, K_PAD=triton.next_power_of_2(k),
-                                          RADIX_BITS=bits, num_warps=warps)
+                                          PARTIAL_IN=partial, BLOCK=chunk, K_PAD=k_pad, RADIX_BITS=bits,
+                                          GROUPS=groups, SLOTS=slots if groups else 0, num_warps=warps)
                     cur, cur_i, partial = keys_out, idx_out, True
                 sort[(rows,)](cur, cur_i if partial else indices, values, indices, n_final, k, LARGEST=True,
                               PARTIAL_IN=partial, BLOCK=triton.next_power_of_2(max(n_final, k)), num_warps=sort_warps)
@@ -361,8 +367,9 @@ def topk_rows(cases, radix_bits):
             torch.cuda.synchronize()
             good = torch.equal(values, rv) and torch.equal(x.gather(1, indices), rv)
             us = gpu_us(fn)
-            out_rows.append({"op": f"topk({k})", "shape": f"{rows}x{VOCAB} {str(dtype)[6:]}",
-                             "kernel": f"radix{bits} chunk {chunk} {warps}w, sort <= {final_max} {sort_warps}w, "
+            bound = f", bound of {groups} groups" if groups else ""
+            out_rows.append({"op": f"topk({k})", "shape": f"{rows}x{VOCAB} {str(dtype)[6:]} {data}",
+                             "kernel": f"radix{bits} chunk {chunk} {warps}w{bound}, sort <= {final_max} {sort_warps}w, "
                                        f"{len(plan)} rounds", "ours_us": us, "aten_us": aten_us,
                              "ratio": us / aten_us, "error": 0.0 if good else 1.0})
             print_row(out_rows[-1])
@@ -433,9 +440,12 @@ def main():
     parser.add_argument("--linears", default="qkv,o,gate_up,down,lm_head")
     parser.add_argument("--topk-cases", default="1:float32:50,16:float32:50,16:bfloat16:50,256:float32:50,"
                                                   "4096:float32:50,4096:bfloat16:50,16:float32:1024",
-                        help="rows:dtype:k,...")
+                        help="rows:dtype:k[:randn|rounded],...")
     parser.add_argument("--splitk-rows", default="16,32,64", help="token counts of the split-K part")
-    parser.add_argument("--topk-radix-bits", default="8", help="digit widths of the radix select to try")
+    parser.add_argument("--topk-radix-bits", default="5", help="digit widths of the radix select to try")
+    parser.add_argument("--topk-groups", default="0,128",
+                        help="group counts of the radix select's bound to try (0: digit passes only)")
+    parser.add_argument("--topk-chunks", help="chunk:warps pairs of the radix select to try (default: all)")
     parser.add_argument("--json")
     options = parser.parse_args()
     torch.manual_seed(0)
@@ -457,9 +467,12 @@ def main():
     if "reduce" in parts:
         results += reduce_rows([1, 16, 256, 4096])
     if "topk" in parts:
-        results += topk_rows([(int(r), getattr(torch, d), int(k)) for r, d, k in
-                              (c.split(":") for c in options.topk_cases.split(","))],
-                              [int(b) for b in options.topk_radix_bits.split(",")])
+        results += topk_rows([(int(c[0]), getattr(torch, c[1]), int(c[2]), c[3] if len(c) > 3 else "randn")
+                              for c in (case.split(":") for case in options.topk_cases.split(","))],
+                              [int(b) for b in options.topk_radix_bits.split(",")],
+                              [int(g) for g in options.topk_groups.split(",")],
+                              [p for p in TOPK_PLANS if not options.topk_chunks
+                               or f"{p[0]}:{p[1]}" in options.topk_chunks.split(",")])
     if "attention" in parts:
         results += attention_rows([128, 512, 2048])
     bad = [r for r in results if r.get("error", r.get("error_unsplit", 0)) > 2e-2]

@@ -29,11 +29,13 @@ Route route_matmul(const MatmulShape& s) {
 }
 
 Route route_topk(const RowShape& s, int64_t k) {
-  // Radix select in registers for types of 32 bits and less, 5-bit digits: over rows of 128256 at
-  // k = 50, 0.41x ATen's time at 1 row (0.52x bfloat16), 0.68-0.70x at 16 (float32 and bfloat16);
-  // 1.25-1.32x at 256 rows and 1.57-1.62x at 4096, where every chunk's passes over its registers
-  // cost more than ATen's passes over memory; k = 1024 over 16 rows 1.17x (three rounds).
-  if (s.element_size <= 4 && s.rows <= 16 && k <= 64) return Route::kOurs;
+  // Radix select in registers for types of 32 bits and less, 5-bit digits, each chunk first trying
+  // the bound of its group maxima (k <= 64): over rows of 128256 at k = 50, 0.24x ATen's time at
+  // 1 row, 0.29x at 16, 0.40x at 256 and 0.45x at 4096 (float32), 0.43-0.86x bfloat16, 0.53-0.66x
+  // over rows of few distinct values (sweep_kernels.py, H200, 2026-12-03). Only rows of 128256
+  // were measured beyond 16 rows, so many shorter rows keep ATen. k = 1024 over 16 rows: 1.17x.
+  const bool radix = s.element_size <= 4 && k <= 64;
+  if (radix && (s.rows <= 16 || s.length >= 65536)) return Route::kOurs;
   return Route::kAten;
 }
 

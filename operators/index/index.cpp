@@ -201,15 +201,22 @@ at::Tensor cat(const at::ITensorListRef& tensor_list, int64_t dim) {
 
 namespace {
 
-// Types of 32 bits and less (topk.py's radix select): rounds of chunk-wise selection in registers
-// shrink a row to at most `final_max` candidates, which one sort orders. Chunks of 2048 on 4 warps
-// measured fastest from 1 to 4096 rows of 128256 (docs/performance.md); a large k takes chunks of
-// four times its power of two, so that each round shrinks the row.
 // 5-bit digits (32 bins, one a lane) took 0.77-0.86x the time of 8-bit ones from 1 to 4096 rows
 // of 128256, k = 50 and 1024 (sweep_kernels.py --topk-radix-bits 4,5,8, H200, 2026-12-03); 4-bit
 // ones were up to 8% slower than 5-bit ones (faster only within noise).
 constexpr int64_t kTopkRadixBits = 5;
+// Groups of 16 in a chunk of 2048: for k up to 64 the k-th largest of 128 group maxima leaves
+// about 1.2-1.4k keys at or above it on random data, inside 2 * k_pad slots (a larger k would fall
+// back to the passes nearly always). With it, k = 50 over 1 to 4096 rows of 128256 took 0.28-0.65x
+// the time of the passes alone (0.24-0.45x ATen's, float32; sweep_kernels.py, H200, 2026-12-03).
+constexpr int64_t kTopkGroups = 128;
 
+// Types of 32 bits and less (topk.py's radix select): rounds of chunk-wise selection in registers
+// shrink a row to at most `final_max` candidates, which one sort orders. Chunks of 2048 on 4 warps
+// measured fastest from 1 to 4096 rows of 128256 (docs/performance.md); a large k takes chunks of
+// four times its power of two, so that each round shrinks the row. For k up to 64 a chunk first
+// tries the bound of its group maxima (kTopkGroups groups, 2 * k_pad slots; topk.py), which skips
+// the digit passes whenever the keys at or above it fit.
 void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
                     const at::Tensor& indices) {
   static const TritonJITFunction& select = kernel("topk.py", "topk_radix_kernel");
@@ -217,22 +224,25 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
   const int64_t k_pad = next_power_of_2(k);
   const int64_t chunk = std::max<int64_t>(2048, 4 * k_pad);
   const int64_t final_max = std::max<int64_t>(2048, 2 * k_pad);
+  const bool bounded = 2 * k_pad <= kTopkGroups;
+  const int64_t groups = bounded ? kTopkGroups : 0;
+  const int64_t slots = bounded ? 2 * k_pad : k;
   at::Tensor keys = rows, positions;
   bool partial = false;
   int64_t length = n;
   while (length > final_max) {
     const int64_t chunks = cdiv(length, chunk);
-    const at::Tensor next_keys = at::empty({m, chunks * k}, rows.options().dtype(at::kInt));
-    const at::Tensor next_positions = at::empty({m, chunks * k}, rows.options().dtype(at::kInt));
-    Slots<12> s;
+    const at::Tensor next_keys = at::empty({m, chunks * slots}, rows.options().dtype(at::kInt));
+    const at::Tensor next_positions = at::empty({m, chunks * slots}, rows.options().dtype(at::kInt));
+    Slots<16> s;
     s.add_all(keys, partial ? positions : at::Tensor(), next_keys, next_positions, length, k, largest, partial, chunk,
-              k_pad, kTopkRadixBits);
+              k_pad, kTopkRadixBits, groups, bounded ? slots : 0);
     s.launch(select,
              launch_config(rows, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, chunk >= 4096 ? 8 : 4));
     keys = next_keys;
     positions = next_positions;
     partial = true;
-    length = chunks * k;
+    length = chunks * slots;
   }
   const int64_t block = next_power_of_2(std::max(length, k));
   Slots<12> s;

@@ -34,7 +34,10 @@ TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
   EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 2}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 4}, 1024), Route::kAten);
-  EXPECT_EQ(route_topk(RowShape{256, kVocab, 4}, 50), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{256, kVocab, 4}, 50), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{4096, kVocab, 2}, 50), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{4096, 4096, 4}, 50), Route::kAten);  // many short rows: not measured
+  EXPECT_EQ(route_topk(RowShape{4096, kVocab, 4}, 65), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{1, kVocab, 8}, 50), Route::kAten);  // 64-bit: selection, not radix
   EXPECT_EQ(route_softmax(RowShape{16, kVocab, 4}), Route::kOurs);
   EXPECT_EQ(route_softmax(RowShape{4096, kVocab, 4}), Route::kOurs);

@@ -73,33 +73,44 @@ def matmuls():
         check(f"matmul_tma {batch}x{m}x{k}x{n} k_major={k_major} subtile={subtile}", err < 2e-3, f"error {err:.1e}")
 
 
-def topk_rows(x, k, largest, chunk, final_max, radix_bits):
-    """The rounds index.cpp's run_topk_radix makes, at a smaller scale."""
+def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0):
+    """The rounds index.cpp's run_topk_radix makes, at a smaller scale; with groups, chunks bound
+    their K-th key by group maxima and keep up to 2 * K_PAD candidates. Also returns how many
+    candidates the first round kept (more than k a chunk only where the bound was used)."""
     tk = module("index/topk.py")
     rows, n = x.shape
-    keys, positions, partial = x, None, False
+    slots = 2 * triton.next_power_of_2(k) if groups else k
+    keys, positions, partial, first_kept = x, None, False, None
     while n > final_max:
         chunks = triton.cdiv(n, chunk)
-        next_keys = torch.empty(rows, chunks * k, dtype=torch.int32)
-        next_positions = torch.empty(rows, chunks * k, dtype=torch.int32)
+        next_keys = torch.empty(rows, chunks * slots, dtype=torch.int32)
+        next_positions = torch.empty(rows, chunks * slots, dtype=torch.int32)
         tk.topk_radix_kernel[(rows, chunks)](keys, positions if partial else next_positions, next_keys, next_positions,
                                              n, k, LARGEST=largest, PARTIAL_IN=partial, BLOCK=chunk,
-                                             K_PAD=triton.next_power_of_2(k), RADIX_BITS=radix_bits)
-        keys, positions, partial, n = next_keys, next_positions, True, chunks * k
+                                             K_PAD=triton.next_power_of_2(k), RADIX_BITS=radix_bits, GROUPS=groups,
+                                             SLOTS=slots if groups else 0)
+        if first_kept is None:
+            first_kept = (next_positions >= 0).sum().item()
+        keys, positions, partial, n = next_keys, next_positions, True, chunks * slots
     values = torch.empty(rows, k, dtype=x.dtype)
     indices = torch.empty(rows, k, dtype=torch.int64)
     tk.topk_sort_kernel[(rows,)](keys, positions if partial else indices, values, indices, n, k, LARGEST=largest,
                                  PARTIAL_IN=partial, BLOCK=triton.next_power_of_2(max(n, k)))
-    return values, indices
+    return values, indices, first_kept
 
 
 def topk():
-    # 5-bit digits are what index.cpp runs (the last digit narrower); 8-bit ones divide every type
-    for dtype, radix_bits in itertools.product((torch.float32, torch.float16, torch.bfloat16, torch.int32), (5, 8)):
+    # 5-bit digits are index.cpp's kTopkRadixBits and the kernel's default (the last digit
+    # narrower); 8-bit ones divide every type. Groups: the bound of group maxima, taken where the
+    # keys at or above it fit (random data) and given up for the digit passes where they do not
+    # (the integer rows, mostly ties).
+    for dtype, (radix_bits, groups) in itertools.product((torch.float32, torch.float16, torch.bfloat16, torch.int32),
+                                                         ((5, 64), (5, 0), (8, 0))):
         # the k-th value positive and negative for both directions (a 16-bit float's key skips its
         # low digits, whose value depends on the sign), ties at it, NaN
         for rows, n, k, largest, sign in ((2, 600, 20, True, 1), (2, 600, 30, False, 1), (2, 600, 25, True, -1),
-                                          (2, 600, 25, False, -1), (1, 129, 16, True, 0), (3, 500, 60, False, 0)):
+                                          (2, 600, 25, False, -1), (1, 129, 16, True, 0), (3, 500, 60, False, 0),
+                                          (2, 3000, 10, True, 1)):
             if dtype == torch.int32:
                 x = torch.randint(-5, 5, (rows, n), dtype=dtype)  # many ties at the k-th value
             else:
@@ -111,15 +122,21 @@ def topk():
                 x[:, 100:160] = x[:, 100:101]
                 if n > 200 and sign >= 0:
                     x[0, 3] = float("nan")
-            values, indices = topk_rows(x, k, largest, chunk=max(64, 4 * triton.next_power_of_2(k)),
-                                        final_max=max(64, 2 * triton.next_power_of_2(k)), radix_bits=radix_bits)
+            chunk = max(256 if groups else 64, 4 * triton.next_power_of_2(k))
+            values, indices, first_kept = topk_rows(x, k, largest, chunk=chunk,
+                                                    final_max=max(64, 2 * triton.next_power_of_2(k)),
+                                                    radix_bits=radix_bits, groups=groups)
             ref_values, _ = torch.topk(x.float(), k, dim=1, largest=largest)
             same = torch.equal(values.float().nan_to_num(1e9), ref_values.nan_to_num(1e9))
             picked = torch.equal(x.gather(1, indices).float().nan_to_num(1e9), values.float().nan_to_num(1e9))
             first = all(not (values[r, j] == values[r, j + 1] and indices[r, j] > indices[r, j + 1])
                         for r in range(rows) for j in range(k - 1))
-            check(f"topk radix{radix_bits} {dtype} {rows}x{n} k={k} largest={largest}", same and picked and first,
-                  f"values {same}, indices {picked}, ties by first position {first}")
+            name = f"topk radix{radix_bits} groups {groups} {dtype} {rows}x{n} k={k} largest={largest}"
+            check(name, same and picked and first, f"values {same}, indices {picked}, ties by first position {first}")
+            if groups and n == 3000 and dtype != torch.int32:
+                # spread-out values: the bound must have been used, keeping more than k a chunk
+                check(f"{name} bound used", first_kept > rows * triton.cdiv(n, chunk) * k,
+                      f"{first_kept} candidates after the first round")
 
 
 def softmax():

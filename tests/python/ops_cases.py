@@ -475,6 +475,13 @@ def topk_inputs(kind, dtype, device):
     if kind == "ties_smallest":  # few distinct values: the k-th is one of many equal ones
         x = make((4, 5000), dtype, device, low=-4, high=4)
         return (x.round() if dtype.is_floating_point else x, 100, -1, False), {}
+    if kind == "vocab_rows":  # many rows of a vocabulary: chunks keep what their group maxima bound
+        return (make((40, 128256), dtype, device, low=-1000, high=1000), 50), {}
+    if kind == "vocab_ties":  # half of each row few distinct values: there the bound gives way to the passes
+        x = make((24, 128256), dtype, device, low=-4, high=4)
+        if dtype.is_floating_point:
+            x[:, 64128:] = x[:, 64128:].round()
+        return (x, 64), {}
     if kind == "k_too_big":
         return (make((3, 4), dtype, device), 5), {}
     if kind == "k0":
@@ -532,7 +539,8 @@ def cases():
         Case("gather", gather_inputs, dtypes=ALL, kinds=("dim1", "dim0", "rank3", "noncontig")),
         Case("cat", cat_inputs, dtypes=ALL, kinds=("dim0", "dim1", "legacy_empty", "promote", "bad_sizes")),
         Case("topk", topk_inputs, dtypes=FLOATS + INTS, kinds=("last", "smallest_dim0", "long_row", "k1024",
-                                                               "ties_smallest", "k_too_big", "k0"),
+                                                               "ties_smallest", "vocab_rows", "vocab_ties",
+                                                               "k_too_big", "k0"),
              check=check_topk),
     ]
     return c

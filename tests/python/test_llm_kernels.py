@@ -71,13 +71,14 @@ def test_the_persistent_matmul_uses_tma_and_wgmma_on_sm90(k_major, subtile):
     assert compiled.metadata.global_scratch_size > 0  # the descriptors are built on the device
 
 
-@pytest.mark.parametrize("radix_bits", [5, 8])
+@pytest.mark.parametrize("radix_bits,groups", [(5, 0), (5, 128), (8, 0)])
 @pytest.mark.parametrize("dtype", ["fp32", "bf16", "fp16", "i32"])
-def test_the_radix_topk_and_its_sort_compile_on_sm90(dtype, radix_bits):
+def test_the_radix_topk_and_its_sort_compile_on_sm90(dtype, radix_bits, groups):
     radix = load("index/topk.py", "topk_radix_kernel")
     compile_sm90(radix, {"x_ptr": f"*{dtype}", "idx_in_ptr": "*i32", "keys_out_ptr": "*i32", "idx_out_ptr": "*i32",
                          "N": "i32", "K": "i32"}, {"LARGEST": True, "PARTIAL_IN": False, "BLOCK": 2048, "K_PAD": 64,
-                                                   "RADIX_BITS": radix_bits},
+                                                   "RADIX_BITS": radix_bits, "GROUPS": groups,
+                                                   "SLOTS": 128 if groups else 0},
                  4, 1)
     sort = load("index/topk.py", "topk_sort_kernel")
     compile_sm90(sort, {"x_ptr": "*i32", "idx_in_ptr": "*i32", "values_ptr": f"*{dtype}", "indices_ptr": "*i64",
