@@ -102,8 +102,7 @@ def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0):
 def topk():
     # 5-bit digits are index.cpp's kTopkRadixBits and the kernel's default (the last digit
     # narrower); 8-bit ones divide every type. Groups: the bound of group maxima, taken where the
-    # keys at or above it fit (random data) and given up for the digit passes where they do not
-    # (the integer rows, mostly ties).
+    # keys at or above it fit; the rows below check that it is given up where they do not.
     for dtype, (radix_bits, groups) in itertools.product((torch.float32, torch.float16, torch.bfloat16, torch.int32),
                                                          ((5, 64), (5, 0), (8, 0))):
         # the k-th value positive and negative for both directions (a 16-bit float's key skips its
@@ -137,6 +136,20 @@ def topk():
                 # spread-out values: the bound must have been used, keeping more than k a chunk
                 check(f"{name} bound used", first_kept > rows * triton.cdiv(n, chunk) * k,
                       f"{first_kept} candidates after the first round")
+    # Every seventh key the row's maximum: each chunk of 256 has more of them at or above its bound
+    # than its 32 slots hold, so it must give the bound up and pick exactly k by the digit passes.
+    for dtype in (torch.float32, torch.bfloat16, torch.int32):
+        rows, n, k, chunk = 2, 2816, 10, 256  # whole chunks: a short last one would fit its slots
+        x = (torch.randn(rows, n) * 2).to(dtype) if dtype.is_floating_point else torch.randint(-50, 50, (rows, n))
+        x = x.to(dtype)
+        x[:, ::7] = 60
+        values, indices, first_kept = topk_rows(x, k, True, chunk=chunk, final_max=64, radix_bits=5, groups=64)
+        ref_values, _ = torch.topk(x.float(), k, dim=1)
+        first = all(indices[r, j] < indices[r, j + 1] for r in range(rows) for j in range(k - 1))
+        check(f"topk groups 64 {dtype} {rows}x{n} k={k} the bound given up", torch.equal(values.float(), ref_values)
+              and torch.equal(x.gather(1, indices), values) and first
+              and first_kept == rows * triton.cdiv(n, chunk) * k,
+              f"{first_kept} candidates after the first round, ties by first position {first}")
 
 
 def softmax():

@@ -477,7 +477,7 @@ def topk_inputs(kind, dtype, device):
         return (x.round() if dtype.is_floating_point else x, 100, -1, False), {}
     if kind == "vocab_rows":  # many rows of a vocabulary: chunks keep what their group maxima bound
         return (make((40, 128256), dtype, device, low=-1000, high=1000), 50), {}
-    if kind == "vocab_ties":  # half of each row few distinct values: there the bound gives way to the passes
+    if kind == "vocab_ties":  # half of each row few distinct values, where chunks may give the bound up
         x = make((24, 128256), dtype, device, low=-4, high=4)
         if dtype.is_floating_point:
             x[:, 64128:] = x[:, 64128:].round()
