@@ -400,6 +400,10 @@ def bmm_inputs(kind, dtype, device):
                                                                              high=1)), {}
     if kind == "empty":
         return (make((0, 3, 4), dtype, device), make((0, 4, 5), dtype, device)), {}
+    if kind == "attention_scores":  # q @ k^T over enough tokens for the persistent kernel, ragged tiles
+        q = make((3, 2056, 64), dtype, device, low=-1, high=1)
+        k = make((3, 1000, 64), dtype, device, low=-1, high=1)
+        return (q, k.transpose(1, 2)), {}
     raise ValueError(kind)
 
 
@@ -533,7 +537,7 @@ def cases():
                                                             "empty_k", "one")),
         Case("addmm", addmm_inputs, dtypes=FLOATS, kinds=("row_bias", "full_bias", "beta0", "linear_decode",
                                                           "linear_prefill")),
-        Case("bmm", bmm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "empty")),
+        Case("bmm", bmm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "empty", "attention_scores")),
         Case("embedding", embedding_inputs, dtypes=FLOATS, kinds=("int64", "int32", "empty", "float_indices")),
         Case("index_select", index_select_inputs, dtypes=ALL, kinds=("dim0", "dim1", "noncontig", "empty")),
         Case("gather", gather_inputs, dtypes=ALL, kinds=("dim1", "dim0", "rank3", "noncontig")),
