@@ -46,8 +46,9 @@ debian_build() {  # debian_build <directory to build in> <log>: the .deb files l
   tar -x -C "$1" -f <(tar -C "$work" -c "triton-jit-$version")
   cp -r "$tree/packaging/debian" "$tree/debian"
   # -d: the CUDA toolkit's headers come from NVIDIA's installer (/usr/local/cuda), not from a
-  # Debian package that Build-Depends could name; everything else is checked.
-  (cd "$tree" && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b -d) > "$2" 2>&1 || { tail -n 40 "$2" >&2; exit 1; }
+  # Debian package that Build-Depends could name; everything else is checked. -jauto: debhelper
+  # builds with one job unless DEB_BUILD_OPTIONS asks for more, which this sets to the core count.
+  (cd "$tree" && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b -d -jauto) > "$2" 2>&1 || { tail -n 40 "$2" >&2; exit 1; }
 }
 echo "== Debian packages" >&2
 debian_build "$work/deb" "$dist/dpkg-buildpackage.log"
