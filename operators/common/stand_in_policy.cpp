@@ -16,8 +16,10 @@ Route route_matmul(const MatmulShape& s) {
   // K = 14336 at up to 16 rows (0.95-0.98x), and 8192-row prefills of outputs up to 8192 wide (qkv
   // 0.99x, o 0.94x, down 0.99x). Where the two are within noise of each other (qkv and o at decode,
   // 1.00-1.05x; gate_up 0.93-1.01x) or cuBLAS is faster (64 rows of o, 1.10x even split in K; 128
-  // to 512 rows, 1.09-1.59x: too few tiles for 132 SMs), ATen runs. Batched products
-  // (attention's scores and values: 0.90-1.49x) and 32- and 64-bit types (1.09-1.78x) go to ATen.
+  // to 512 rows, 1.09-1.59x: too few tiles for 132 SMs), ATen runs. Batched products go to ATen:
+  // attention's scores and values measured 0.94-1.28x through the dispatcher (2026-12-03), at or
+  // above parity everywhere but values of head dim 64 at 2048 tokens; 32- and 64-bit types
+  // (1.09-1.78x) go to ATen too.
   if (s.batch != 1 || s.element_size != 2) return Route::kAten;
   if (s.n >= 65536 && (s.m <= 64 || s.m >= 512)) return Route::kOurs;
   if (s.m <= 16 && s.k >= 8192) return Route::kOurs;
