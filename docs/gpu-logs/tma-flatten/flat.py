@@ -2,7 +2,7 @@
 then overlaps a tile's epilogue with the next tile's loads) against the kernel as it is."""
 import os, sys, importlib.util
 import torch, triton
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")  # docs/gpu-logs/<run>/
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "ops"))
 import sweep_kernels as sk
 

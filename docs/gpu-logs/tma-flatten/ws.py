@@ -2,7 +2,7 @@
 loads, consumer warp groups the wgmma) against the flattened kernel, at 128-2048 rows."""
 import os, sys, importlib.util
 import torch, triton
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")  # docs/gpu-logs/<run>/
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "ops"))
 import sweep_kernels as sk
 
