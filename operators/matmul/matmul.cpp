@@ -18,7 +18,9 @@ namespace {
 
 constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kSkinnyRows = 64;  // matmul_skinny.py's largest token tile
+// A batched product takes the persistent kernel from this many rows and columns (see run_matmul).
 constexpr int64_t kPersistentBatchedRows = 2048;
+constexpr int64_t kPersistentBatchedColumns = 128;
 
 struct GridData {
   int64_t batch;
@@ -224,7 +226,7 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     // scores of 2048 tokens take 95 us against 129 (K = 128) and 85 against 101 (K = 64), values
     // of head dim 128 82 against 84; at 512 tokens and below, or an N of 64, matmul.py is as fast
     // or faster (values of head dim 64: 72 against 79 us).
-    const bool persistent_pays = batch == 1 || (m >= kPersistentBatchedRows && n >= 128);
+    const bool persistent_pays = batch == 1 || (m >= kPersistentBatchedRows && n >= kPersistentBatchedColumns);
     const cudaDeviceProp* props = at::cuda::getDeviceProperties(out.device().index());
     if (persistent_pays && props->major >= 9 && tma_addressable(a, b, out)) {
       run_tma(a, b, out, bias, alpha, beta, props->multiProcessorCount);

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
 
 #include <cmath>
+#include <string>
 
 #include <triton_jit/torch.h>
 
@@ -23,7 +25,9 @@ constexpr int64_t kVocab = 1000, kDim = 256, kHeads = 4, kHeadDim = 64, kHidden 
 
 Weights make_weights(at::ScalarType dtype) {
   auto o = at::TensorOptions().device(at::kCUDA).dtype(dtype);
-  auto w = [&](int64_t rows, int64_t cols) { return at::randn({rows, cols}, o) / std::sqrt(static_cast<double>(rows)); };
+  auto w = [&](int64_t rows, int64_t cols) {
+    return at::randn({rows, cols}, o) / std::sqrt(static_cast<double>(rows));
+  };
   Weights x;
   x.embedding = at::randn({kVocab, kDim}, o);
   x.norm1 = at::rand({kDim}, o) + 0.5;
@@ -80,9 +84,9 @@ uint64_t matmul_launches() {
 TEST(StandIn, ATransformerBlockAgreesWithAndWithoutOurKernels) {
   if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: stand-in tests run on the GPU machine";
   triton_jit::set_stats_enabled(true);
-  const std::vector<std::string> routed = {"aten::embedding", "aten::mm", "aten::bmm", "aten::_softmax",
-                                           "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Scalar",
-                                           "aten::silu", "aten::cat", "aten::mean.dim", "aten::rsqrt"};
+  const std::vector<std::string> routed = {
+      "aten::embedding",  "aten::mm",         "aten::bmm",  "aten::_softmax", "aten::add.Tensor", "aten::sub.Tensor",
+      "aten::mul.Tensor", "aten::div.Scalar", "aten::silu", "aten::cat",      "aten::mean.dim",   "aten::rsqrt"};
   for (at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
     at::manual_seed(0);
     const Weights w = make_weights(dtype);
@@ -161,6 +165,44 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
             0.02 * mm_reference.to(at::kFloat).abs().max().item<double>());
   triton_jit::ops::set_stand_in_routing(true);
   triton_jit::ops::disable();
+  triton_jit::set_stats_enabled(false);
+}
+
+// Which kernel serves a batched 16-bit product (operators/matmul/matmul.cpp): attention's scores
+// of 2048 rows or more and 128 columns or more take the persistent TMA kernel on sm_90 and later,
+// smaller ones (and values of head dim 64) matmul.py; both agree with ATen, ragged edges included.
+TEST(StandIn, BatchedProductsTakeTheKernelMeasuredFasterForTheirShape) {
+  if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: stand-in tests run on the GPU machine";
+  triton_jit::set_stats_enabled(true);
+  auto o = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
+  at::manual_seed(0);
+  const bool hopper = at::cuda::getCurrentDeviceProperties()->major >= 9;
+  struct Case {
+    int64_t batch, m, k, n;
+    bool persistent;
+  };
+  // B is a transposed view (K-major), as attention's keys are.
+  for (const Case c :
+       {Case{3, 2056, 64, 1000, hopper}, Case{3, 512, 128, 512, false}, Case{2, 2048, 2048, 64, false}}) {
+    const at::Tensor a = at::randn({c.batch, c.m, c.k}, o), b = at::randn({c.batch, c.n, c.k}, o).transpose(1, 2);
+    const at::Tensor reference = at::bmm(a.to(at::kFloat), b.to(at::kFloat));
+    triton_jit::ops::set_stand_in_routing(false);
+    triton_jit::ops::enable({"aten::bmm"});
+    const uint64_t tma_before = launches("matmul_tma.py", "matmul_tma_kernel");
+    const uint64_t generic_before = launches("matmul.py", "matmul_kernel");
+    const at::Tensor ours = at::bmm(a, b);
+    const uint64_t tma = launches("matmul_tma.py", "matmul_tma_kernel") - tma_before;
+    const uint64_t generic = launches("matmul.py", "matmul_kernel") - generic_before;
+    triton_jit::ops::disable();
+    triton_jit::ops::set_stand_in_routing(true);
+    const std::string shape =
+        std::to_string(c.batch) + "x" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
+    // At least one launch of the chosen kernel (a first call may also tune it), none of the other.
+    EXPECT_EQ(c.persistent ? generic : tma, 0u) << shape;
+    EXPECT_GE(c.persistent ? tma : generic, 1u) << shape;
+    EXPECT_LE((ours.to(at::kFloat) - reference).abs().max().item<double>(), 0.02 * reference.abs().max().item<double>())
+        << shape;
+  }
   triton_jit::set_stats_enabled(false);
 }
 
