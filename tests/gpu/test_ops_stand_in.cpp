@@ -133,7 +133,7 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
   const at::Tensor mm_reference = at::mm(x, w_qkv.t());
   const at::Tensor down_reference = at::mm(h, w_down.t());
   const at::Tensor bmm_reference = at::bmm(q, k);
-  const auto topk_reference = at::topk(logits, 50);
+  const auto topk_reference = at::topk(logits, 1024);
   ASSERT_TRUE(triton_jit::ops::stand_in_routing());
   triton_jit::ops::enable({"aten::mm", "aten::bmm", "aten::topk"});
   const uint64_t mm_aten = routed_to("aten::mm", true), mm_ours = routed_to("aten::mm", false);
@@ -150,8 +150,8 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
   EXPECT_EQ(launches("matmul_skinny.py", "matmul_skinny_kernel") - skinny_before, 1u);
   EXPECT_LE((down_ours.to(at::kFloat) - down_reference.to(at::kFloat)).abs().max().item<double>(),
             0.02 * down_reference.to(at::kFloat).abs().max().item<double>());
-  // top-k over 256 rows of the vocabulary: ATen's.
-  const auto [values, indices] = at::topk(logits, 50);
+  // top-k beyond the radix select's k <= 64, over 256 rows of the vocabulary: ATen's.
+  const auto [values, indices] = at::topk(logits, 1024);
   EXPECT_TRUE(at::equal(values, std::get<0>(topk_reference)));
   EXPECT_TRUE(at::equal(indices, std::get<1>(topk_reference)));
   EXPECT_EQ(routed_to("aten::topk", true) - topk_aten, 1u);
