@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <triton_jit/torch.h>
 
@@ -79,6 +80,22 @@ uint64_t matmul_launches() {
          launches("matmul_tma.py", "matmul_tma_kernel");
 }
 
+// Stand-ins on for one scope with the given routing; off again, routing restored, on leaving it, so
+// that a failed ASSERT or a throwing op does not leave later tests on our kernels.
+class StandInsEnabled {
+ public:
+  StandInsEnabled(const std::vector<std::string>& ops, bool routing) {
+    triton_jit::ops::set_stand_in_routing(routing);
+    triton_jit::ops::enable(ops);
+  }
+  ~StandInsEnabled() {
+    triton_jit::ops::disable();
+    triton_jit::ops::set_stand_in_routing(true);
+  }
+  StandInsEnabled(const StandInsEnabled&) = delete;
+  StandInsEnabled& operator=(const StandInsEnabled&) = delete;
+};
+
 }  // namespace
 
 TEST(StandIn, ATransformerBlockAgreesWithAndWithoutOurKernels) {
@@ -94,11 +111,11 @@ TEST(StandIn, ATransformerBlockAgreesWithAndWithoutOurKernels) {
     const at::Tensor reference = block(w, tokens);
     const uint64_t mm_before = matmul_launches();
     const uint64_t pointwise_before = launches("pointwise.py", "binary_kernel");
-    triton_jit::ops::set_stand_in_routing(false);
-    triton_jit::ops::enable(routed);
-    const at::Tensor ours = block(w, tokens);
-    triton_jit::ops::disable();
-    triton_jit::ops::set_stand_in_routing(true);
+    at::Tensor ours;
+    {
+      const StandInsEnabled on(routed, /*routing=*/false);
+      ours = block(w, tokens);
+    }
     EXPECT_EQ(triton_jit::ops::enabled_stand_ins().size(), 0u);
     // six mm and two bmm
     EXPECT_EQ(matmul_launches() - mm_before, 8u) << "aten::mm and aten::bmm did not reach ours";
@@ -135,7 +152,7 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
   const at::Tensor bmm_reference = at::bmm(q, k);
   const auto topk_reference = at::topk(logits, 1024);
   ASSERT_TRUE(triton_jit::ops::stand_in_routing());
-  triton_jit::ops::enable({"aten::mm", "aten::bmm", "aten::topk"});
+  const StandInsEnabled on({"aten::mm", "aten::bmm", "aten::topk"}, /*routing=*/true);
   const uint64_t mm_aten = routed_to("aten::mm", true), mm_ours = routed_to("aten::mm", false);
   const uint64_t bmm_aten = routed_to("aten::bmm", true), topk_aten = routed_to("aten::topk", true);
   const uint64_t skinny_before = launches("matmul_skinny.py", "matmul_skinny_kernel");
@@ -163,8 +180,6 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
   EXPECT_EQ(launches("matmul_skinny.py", "matmul_skinny_kernel") - skinny_before, 2u);
   EXPECT_LE((mm_ours_result.to(at::kFloat) - mm_reference.to(at::kFloat)).abs().max().item<double>(),
             0.02 * mm_reference.to(at::kFloat).abs().max().item<double>());
-  triton_jit::ops::set_stand_in_routing(true);
-  triton_jit::ops::disable();
   triton_jit::set_stats_enabled(false);
 }
 
@@ -186,15 +201,15 @@ TEST(StandIn, BatchedProductsTakeTheKernelMeasuredFasterForTheirShape) {
        {Case{3, 2056, 64, 1000, hopper}, Case{3, 512, 128, 512, false}, Case{2, 2048, 2048, 64, false}}) {
     const at::Tensor a = at::randn({c.batch, c.m, c.k}, o), b = at::randn({c.batch, c.n, c.k}, o).transpose(1, 2);
     const at::Tensor reference = at::bmm(a.to(at::kFloat), b.to(at::kFloat));
-    triton_jit::ops::set_stand_in_routing(false);
-    triton_jit::ops::enable({"aten::bmm"});
     const uint64_t tma_before = launches("matmul_tma.py", "matmul_tma_kernel");
     const uint64_t generic_before = launches("matmul.py", "matmul_kernel");
-    const at::Tensor ours = at::bmm(a, b);
+    at::Tensor ours;
+    {
+      const StandInsEnabled on({"aten::bmm"}, /*routing=*/false);
+      ours = at::bmm(a, b);
+    }
     const uint64_t tma = launches("matmul_tma.py", "matmul_tma_kernel") - tma_before;
     const uint64_t generic = launches("matmul.py", "matmul_kernel") - generic_before;
-    triton_jit::ops::disable();
-    triton_jit::ops::set_stand_in_routing(true);
     const std::string shape =
         std::to_string(c.batch) + "x" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
     // At least one launch of the chosen kernel (a first call may also tune it), none of the other.
