@@ -217,8 +217,10 @@ constexpr int64_t kTopkGroups = 128;
 // four times its power of two, so that each round shrinks the row. For k up to 64 a chunk first
 // tries the bound of its group maxima (kTopkGroups groups, 2 * k_pad slots; topk.py), which skips
 // the digit passes whenever the keys at or above it fit.
+// With `overflowed` (run_topk_row_bound's candidate counts), every launch does only the rows whose
+// count passed `slots_given`, and the others return at once.
 void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
-                    const at::Tensor& indices) {
+                    const at::Tensor& indices, const at::Tensor& overflowed = at::Tensor(), int64_t slots_given = 0) {
   static const TritonJITFunction& select = kernel("topk.py", "topk_radix_kernel");
   static const TritonJITFunction& sort = kernel("topk.py", "topk_sort_kernel");
   const int64_t k_pad = next_power_of_2(k);
@@ -236,7 +238,7 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
     const at::Tensor next_positions = at::empty({m, chunks * slots}, rows.options().dtype(at::kInt));
     Slots<16> s;
     s.add_all(keys, partial ? positions : at::Tensor(), next_keys, next_positions, length, k, largest, partial, chunk,
-              k_pad, kTopkRadixBits, groups, bounded ? slots : 0);
+              k_pad, kTopkRadixBits, groups, bounded ? slots : 0, overflowed, slots_given);
     s.launch(select,
              launch_config(rows, static_cast<unsigned>(m), static_cast<unsigned>(chunks), 1, chunk >= 4096 ? 8 : 4));
     keys = next_keys;
@@ -246,8 +248,65 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
   }
   const int64_t block = next_power_of_2(std::max(length, k));
   Slots<12> s;
-  s.add_all(keys, partial ? positions : at::Tensor(), values, indices, length, k, largest, partial, block);
+  s.add_all(keys, partial ? positions : at::Tensor(), values, indices, length, k, largest, partial, block, overflowed,
+            slots_given, false);
   s.launch(sort, launch_config(rows, static_cast<unsigned>(m), 1, 1, block >= 4096 ? 8 : 4));
+}
+
+// Group maxima of this many keys at least, and no more than this many maxima a row, whose k-th
+// largest one program finds.
+constexpr int64_t kRowBoundGroup = 16;
+constexpr int64_t kRowBoundMaxima = 8192;
+
+// Whether run_topk_row_bound serves a call: floating types (whose keys never take the value the
+// maxima start from), k past what a chunk's own bound serves (64), rows long enough that the
+// measured class covers them (128256 on the H200; docs/performance.md) and with k maxima or more.
+bool topk_row_bound_serves(const at::Tensor& self, int64_t n, int64_t k) {
+  return at::isFloatingType(self.scalar_type()) && self.element_size() <= 4 && k > 64 && n >= 65536 && n <= kMaxInt32 &&
+         cdiv(n, kRowBoundGroup) >= k;
+}
+
+// One bound for the whole row (topk.py): the k-th largest of the row's group maxima, the keys at
+// or above it gathered into 2 x k's power of two slots (at least 2048), one sort. Rows whose
+// candidates overflow (mostly ties at the bound) are done by the rounds of run_topk_radix, which
+// skip every other row. On random rows of 128256 the candidates are about 1.1k for k = 1024.
+void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
+                        const at::Tensor& indices) {
+  static const TritonJITFunction& group_max = kernel("topk.py", "topk_group_max_kernel");
+  static const TritonJITFunction& row_bound = kernel("topk.py", "topk_row_bound_kernel");
+  static const TritonJITFunction& gather = kernel("topk.py", "topk_rows_gather_kernel");
+  static const TritonJITFunction& sort = kernel("topk.py", "topk_sort_kernel");
+  constexpr int64_t kGroupBlock = 256, kGatherChunk = 4096;
+  int64_t group = kRowBoundGroup;
+  while (cdiv(n, group) > kRowBoundMaxima) group *= 2;
+  const int64_t maxima_count = cdiv(n, group);
+  const int64_t slots = std::max<int64_t>(2048, 2 * next_power_of_2(k));
+  const auto ints = rows.options().dtype(at::kInt);
+  const at::Tensor maxima = at::empty({m, maxima_count}, ints);
+  const at::Tensor bound = at::empty({m}, ints), count = at::empty({m}, ints);
+  const at::Tensor keys = at::empty({m, slots}, ints), positions = at::empty({m, slots}, ints);
+  const auto rows_u = static_cast<unsigned>(m);
+  {
+    Slots<8> s;
+    s.add_all(rows, maxima, n, maxima_count, largest, group, kGroupBlock);
+    s.launch(group_max, launch_config(rows, rows_u, static_cast<unsigned>(cdiv(maxima_count, kGroupBlock)), 1, 4));
+  }
+  {
+    Slots<8> s;
+    s.add_all(maxima, bound, count, maxima_count, k, next_power_of_2(maxima_count));
+    s.launch(row_bound, launch_config(rows, rows_u, 1, 1, 16));
+  }
+  {
+    Slots<8> s;
+    s.add_all(rows, bound, count, keys, positions, n, slots, largest, kGatherChunk);
+    s.launch(gather, launch_config(rows, rows_u, static_cast<unsigned>(cdiv(n, kGatherChunk)), 1, 8));
+  }
+  {
+    Slots<12> s;
+    s.add_all(keys, positions, values, indices, slots, k, largest, true, slots, count, int64_t{0}, true);
+    s.launch(sort, launch_config(rows, rows_u, 1, 1, slots >= 4096 ? 8 : 4));
+  }
+  run_topk_radix(rows, m, n, k, largest, values, indices, count, slots);
 }
 
 // 64-bit types: k rounds of selection per chunk of 4096 held in registers (topk.py's topk_kernel).
@@ -301,7 +360,9 @@ std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymI
   torch_adapter::DeviceGuard guard(self);
   const at::Tensor out_values = at::empty({m, kk}, self.options());
   const at::Tensor out_indices = at::empty({m, kk}, self.options().dtype(at::kLong));
-  if (self.element_size() <= 4 && n <= kMaxInt32) {  // candidates keep int32 positions
+  if (topk_row_bound_serves(self, n, kk)) {
+    run_topk_row_bound(rows, m, n, kk, largest, out_values, out_indices);
+  } else if (self.element_size() <= 4 && n <= kMaxInt32) {  // candidates keep int32 positions
     run_topk_radix(rows, m, n, kk, largest, out_values, out_indices);
   } else {
     run_topk_selection(rows, m, n, kk, largest, out_values, out_indices);

@@ -178,7 +178,8 @@ def _kth_group_max(keys, live, k, BLOCK: tl.constexpr, GROUPS: tl.constexpr):
 @triton.jit(do_not_specialize=["N", "K"])
 def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
                       LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr, K_PAD: tl.constexpr,
-                      RADIX_BITS: tl.constexpr = 5, GROUPS: tl.constexpr = 0, SLOTS: tl.constexpr = 0):
+                      RADIX_BITS: tl.constexpr = 5, GROUPS: tl.constexpr = 0, SLOTS: tl.constexpr = 0,
+                      count_ptr=None, ONLY_OVER: tl.constexpr = 0):
     """Program (row, chunk): the K best of x[row, chunk * BLOCK:][:BLOCK] into keys_out/idx_out
     [row, chunk * K:][:K] (keys as int32 bit patterns, int32 positions; slots past the chunk's
     live elements get position -1). With PARTIAL_IN, x holds a previous round's keys and idx_in
@@ -187,8 +188,14 @@ def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
     With GROUPS (K <= GROUPS), each chunk has SLOTS slots and may keep more than its K best: the
     K-th largest of the maxima of GROUPS equal groups bounds the K-th largest key from below, so
     every key at or above it is a candidate, and when they fit in SLOTS (nearly always on data that
-    is not mostly ties) no digit pass is made; otherwise the passes pick exactly K."""
+    is not mostly ties) no digit pass is made; otherwise the passes pick exactly K.
+
+    With ONLY_OVER, only rows whose whole-row candidate count (count_ptr) passed ONLY_OVER slots
+    are done: the fallback of topk_rows_gather_kernel's rows that overflowed."""
     row = tl.program_id(0).to(tl.int64)
+    if ONLY_OVER > 0:
+        if tl.load(count_ptr + row) <= ONLY_OVER:
+            return
     chunk = tl.program_id(1)
     chunks = tl.num_programs(1)
     offs = tl.arange(0, BLOCK)
@@ -230,13 +237,26 @@ def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
 
 @triton.jit(do_not_specialize=["N", "K"])
 def topk_sort_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, K,
-                     LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr):
+                     LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr,
+                     count_ptr=None, ONLY_OVER: tl.constexpr = 0, COUNTED: tl.constexpr = False):
     """Program (row): the K best of a row of at most BLOCK elements (or of a radix round's
     candidates, PARTIAL_IN), sorted best first, ties by the first position, into values/indices
-    [row, :K]. A key and its position share one 64-bit word, so that one sort orders both."""
+    [row, :K]. A key and its position share one 64-bit word, so that one sort orders both.
+
+    COUNTED: the candidates are topk_rows_gather_kernel's, count_ptr[row] of them in N slots; a
+    row with more (they did not fit) is left to the fallback. ONLY_OVER: the fallback's sort,
+    which does only those rows."""
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     live = offs < N
+    if ONLY_OVER > 0:
+        if tl.load(count_ptr + row) <= ONLY_OVER:
+            return
+    if COUNTED:
+        count = tl.load(count_ptr + row)
+        if count > N:
+            return
+        live = offs < count
     if PARTIAL_IN:
         keys = tl.load(x_ptr + row * N + offs, mask=live, other=0).to(tl.uint32, bitcast=True)
         idx = tl.load(idx_in_ptr + row * N + offs, mask=live, other=-1)
@@ -253,3 +273,62 @@ def topk_sort_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, K,
     best = offs < K
     tl.store(values_ptr + row * K + offs, _value((word >> 32).to(tl.uint32), LARGEST, OUT), mask=best)
     tl.store(indices_ptr + row * K + offs, (0xFFFFFFFF - (word & 0xFFFFFFFF)).to(tl.int64), mask=best)
+
+
+# ---- one bound for a whole row (k of 65 to 1024 over long rows) ----------------------------------
+# For a large k a chunk's group maxima bound nothing (k must not pass the groups), and the rounds
+# above shrink a row of 128256 three times. Instead the whole row's group maxima give one bound:
+# the k-th largest of them is at most the row's k-th largest key, and on random data about 1.1k
+# keys are at or above it (groups of 16). Four launches: the maxima, their k-th largest (one
+# program a row), the gather of every key at or above it into SLOTS candidates (an atomic count a
+# row), and one sort. A group takes every G-th element (G groups), so that a sorted or trending
+# row spreads its best keys over many groups instead of filling a few. A row whose keys at the
+# bound do not fit (mostly ties, such as a masked row of -inf) is counted over SLOTS and done by
+# the rounds above, which skip every other row (ONLY_OVER).
+
+
+@triton.jit(do_not_specialize=["N", "G"])
+def topk_group_max_kernel(x_ptr, maxima_ptr, N, G, LARGEST: tl.constexpr, GROUP: tl.constexpr, BLOCK: tl.constexpr):
+    """Program (row, block of groups): maxima[row, j] = the largest key of x[row, j + i * G], i < GROUP."""
+    row = tl.program_id(0).to(tl.int64)
+    j = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    best = tl.zeros([BLOCK], tl.uint32)
+    for i in tl.static_range(GROUP):
+        pos = i * G + j
+        live = (j < G) & (pos < N)
+        x = tl.load(x_ptr + row * N + pos, mask=live, other=0)
+        best = tl.maximum(best, tl.where(live, _keys(x, LARGEST), 0))
+    tl.store(maxima_ptr + row * G + j, best.to(tl.int32, bitcast=True), mask=j < G)
+
+
+@triton.jit(do_not_specialize=["G", "K"])
+def topk_row_bound_kernel(maxima_ptr, bound_ptr, count_ptr, G, K, BLOCK: tl.constexpr):
+    """Program (row): bound[row] = the K-th largest of the row's G group maxima (K <= G); the
+    row's candidate count starts at zero."""
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    live = offs < G
+    keys = tl.load(maxima_ptr + row * G + offs, mask=live, other=0).to(tl.uint32, bitcast=True)
+    kth, _ = _kth_key(keys, live, K, 0, 5)
+    tl.store(bound_ptr + row, kth.to(tl.int32, bitcast=True))
+    tl.store(count_ptr + row, 0)
+
+
+@triton.jit(do_not_specialize=["N", "SLOTS"])
+def topk_rows_gather_kernel(x_ptr, bound_ptr, count_ptr, keys_out_ptr, idx_out_ptr, N, SLOTS,
+                            LARGEST: tl.constexpr, BLOCK: tl.constexpr):
+    """Program (row, chunk): every key of x[row, chunk * BLOCK:][:BLOCK] at or above the row's
+    bound into the row's SLOTS candidates (keys as int32 bit patterns, int32 positions), in the
+    order the row's count hands out; past SLOTS only counted."""
+    row = tl.program_id(0).to(tl.int64)
+    pos = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    live = pos < N
+    x = tl.load(x_ptr + row * N + pos, mask=live, other=0)
+    keys = _keys(x, LARGEST)
+    take = live & (keys >= tl.load(bound_ptr + row).to(tl.uint32, bitcast=True))
+    taken = tl.sum(take.to(tl.int32), axis=0)
+    if taken > 0:
+        slot = tl.atomic_add(count_ptr + row, taken, sem="relaxed") + tl.cumsum(take.to(tl.int32), axis=0) - 1
+        fits = take & (slot < SLOTS)
+        tl.store(keys_out_ptr + row * SLOTS + slot, keys.to(tl.int32, bitcast=True), mask=fits)
+        tl.store(idx_out_ptr + row * SLOTS + slot, pos, mask=fits)

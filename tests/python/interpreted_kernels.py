@@ -73,10 +73,11 @@ def matmuls():
         check(f"matmul_tma {batch}x{m}x{k}x{n} k_major={k_major} subtile={subtile}", err < 2e-3, f"error {err:.1e}")
 
 
-def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0):
+def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0, out=None, count=None, only_over=0):
     """The rounds index.cpp's run_topk_radix makes, at a smaller scale; with groups, chunks bound
     their K-th key by group maxima and keep up to 2 * K_PAD candidates. Also returns how many
-    candidates the first round kept (more than k a chunk only where the bound was used)."""
+    candidates the first round kept (more than k a chunk only where the bound was used). With
+    only_over, the fallback of the whole-row bound: only rows whose count passed it, into out."""
     tk = module("index/topk.py")
     rows, n = x.shape
     slots = 2 * triton.next_power_of_2(k) if groups else k
@@ -88,15 +89,39 @@ def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0):
         tk.topk_radix_kernel[(rows, chunks)](keys, positions if partial else next_positions, next_keys, next_positions,
                                              n, k, LARGEST=largest, PARTIAL_IN=partial, BLOCK=chunk,
                                              K_PAD=triton.next_power_of_2(k), RADIX_BITS=radix_bits, GROUPS=groups,
-                                             SLOTS=slots if groups else 0)
+                                             SLOTS=slots if groups else 0, count_ptr=count, ONLY_OVER=only_over)
         if first_kept is None:
             first_kept = (next_positions >= 0).sum().item()
         keys, positions, partial, n = next_keys, next_positions, True, chunks * slots
-    values = torch.empty(rows, k, dtype=x.dtype)
-    indices = torch.empty(rows, k, dtype=torch.int64)
+    values, indices = out or (torch.empty(rows, k, dtype=x.dtype), torch.empty(rows, k, dtype=torch.int64))
     tk.topk_sort_kernel[(rows,)](keys, positions if partial else indices, values, indices, n, k, LARGEST=largest,
-                                 PARTIAL_IN=partial, BLOCK=triton.next_power_of_2(max(n, k)))
+                                 PARTIAL_IN=partial, BLOCK=triton.next_power_of_2(max(n, k)), count_ptr=count,
+                                 ONLY_OVER=only_over)
     return values, indices, first_kept
+
+
+def topk_row_bound(x, k, largest, group, slots, chunk):
+    """index.cpp's run_topk_row_bound at a smaller scale: the k-th largest of the row's group
+    maxima, the keys at or above it gathered into `slots` candidates and sorted; rows whose
+    candidates overflow done by the rounds, which skip the others. Returns the rows that did."""
+    tk = module("index/topk.py")
+    rows, n = x.shape
+    maxima_count = triton.cdiv(n, group)
+    maxima = torch.empty(rows, maxima_count, dtype=torch.int32)
+    bound, count = torch.empty(rows, dtype=torch.int32), torch.empty(rows, dtype=torch.int32)
+    keys, positions = torch.empty(rows, slots, dtype=torch.int32), torch.empty(rows, slots, dtype=torch.int32)
+    tk.topk_group_max_kernel[(rows, triton.cdiv(maxima_count, 64))](x, maxima, n, maxima_count, LARGEST=largest,
+                                                                    GROUP=group, BLOCK=64)
+    tk.topk_row_bound_kernel[(rows,)](maxima, bound, count, maxima_count, k,
+                                      BLOCK=triton.next_power_of_2(maxima_count))
+    tk.topk_rows_gather_kernel[(rows, triton.cdiv(n, chunk))](x, bound, count, keys, positions, n, slots,
+                                                              LARGEST=largest, BLOCK=chunk)
+    values, indices = torch.empty(rows, k, dtype=x.dtype), torch.empty(rows, k, dtype=torch.int64)
+    tk.topk_sort_kernel[(rows,)](keys, positions, values, indices, slots, k, LARGEST=largest, PARTIAL_IN=True,
+                                 BLOCK=slots, count_ptr=count, ONLY_OVER=0, COUNTED=True)
+    topk_rows(x, k, largest, chunk=max(64, 4 * triton.next_power_of_2(k)), final_max=max(64, 2 * triton.next_power_of_2(k)),
+              radix_bits=5, out=(values, indices), count=count, only_over=slots)
+    return values, indices, (count > slots).nonzero().flatten().tolist()
 
 
 def topk():
@@ -152,6 +177,37 @@ def topk():
               f"{first_kept} candidates after the first round, ties by first position {first}")
 
 
+def topk_whole_row():
+    # The whole-row bound: random rows fit their slots; sorted rows (either way) do too, since a
+    # group takes every G-th key; rows of ties at the bound (a masked row of -inf, few distinct
+    # values) overflow and the rounds do them, beside rows that fit.
+    torch.manual_seed(0)
+    rows, n, k, group, slots, chunk = 4, 4000, 60, 16, 128, 512
+    for dtype, largest in itertools.product((torch.float32, torch.float16), (True, False)):
+        x = torch.randn(rows, n).to(dtype)
+        x[1] = x[1].sort(descending=True).values
+        x[2] = x[2].sort().values
+        x[3] = float("-inf") if largest else float("inf")
+        x[3, 7:3000:97] = torch.randn(31).to(dtype)  # fewer finite values than k
+        x[0, 5] = float("nan")
+        values, indices, overflowed = topk_row_bound(x, k, largest, group, slots, chunk)
+        ref_values, _ = torch.topk(x.float(), k, dim=1, largest=largest)
+        same = torch.equal(values.float().nan_to_num(1e9), ref_values.nan_to_num(1e9))
+        picked = torch.equal(x.gather(1, indices).float().nan_to_num(1e9), values.float().nan_to_num(1e9))
+        first = all(not (values[r, j] == values[r, j + 1] and indices[r, j] > indices[r, j + 1])
+                    for r in range(rows) for j in range(k - 1))
+        check(f"topk whole-row bound {dtype} {rows}x{n} k={k} largest={largest}",
+              same and picked and first and overflowed == [3],
+              f"values {same}, indices {picked}, ties by first position {first}, rows overflowed {overflowed}")
+    # few distinct values: every row overflows
+    x = torch.randn(2, n).round()
+    values, indices, overflowed = topk_row_bound(x, k, True, group, slots, chunk)
+    ref_values, _ = torch.topk(x, k, dim=1)
+    check(f"topk whole-row bound, ties at the bound 2x{n} k={k}",
+          torch.equal(values, ref_values) and torch.equal(x.gather(1, indices), values) and overflowed == [0, 1],
+          f"rows overflowed {overflowed}")
+
+
 def softmax():
     sm = module("reduction/softmax.py")
     for dtype in (torch.float32, torch.float16):
@@ -202,6 +258,6 @@ if __name__ == "__main__":
     if os.environ.get("TRITON_INTERPRET") != "1":
         sys.exit("run with TRITON_INTERPRET=1")
     torch.manual_seed(0)
-    for part in (sys.argv[1:] or ["matmuls", "topk", "softmax", "reductions"]):
+    for part in (sys.argv[1:] or ["matmuls", "topk", "topk_whole_row", "softmax", "reductions"]):
         globals()[part]()
     sys.exit(1 if failures else 0)

@@ -486,6 +486,18 @@ def topk_inputs(kind, dtype, device):
         if dtype.is_floating_point:
             x[:, 64128:] = x[:, 64128:].round()
         return (x, 64), {}
+    if kind == "vocab_k1024":  # floats: one bound for the whole row, about 1.1k candidates
+        return (make((3, 128256), dtype, device, low=-1000, high=1000), 1024), {}
+    if kind == "vocab_k1024_overflow":  # sorted both ways (they fit), a masked row and ties (the rounds)
+        x = make((5, 128256), dtype, device, low=-1000, high=1000)
+        x[1] = x[1].sort(descending=True).values
+        x[2] = x[2].sort().values
+        if dtype.is_floating_point:
+            x[3] = float("-inf")
+            x[3, 11:100000:331] = make((303,), dtype, device, low=-1000, high=1000)  # fewer than k finite
+            x[4] = x[4] / 200
+            x[4] = x[4].round()
+        return (x, 1000), {}
     if kind == "k_too_big":
         return (make((3, 4), dtype, device), 5), {}
     if kind == "k0":
@@ -544,7 +556,8 @@ def cases():
         Case("cat", cat_inputs, dtypes=ALL, kinds=("dim0", "dim1", "legacy_empty", "promote", "bad_sizes")),
         Case("topk", topk_inputs, dtypes=FLOATS + INTS, kinds=("last", "smallest_dim0", "long_row", "k1024",
                                                                "ties_smallest", "vocab_rows", "vocab_ties",
-                                                               "k_too_big", "k0"),
+                                                               "vocab_k1024", "vocab_k1024_overflow", "k_too_big",
+                                                               "k0"),
              check=check_topk),
     ]
     return c
