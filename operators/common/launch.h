@@ -28,6 +28,7 @@ class Slots {
   }
   template <class... T>
   Slots& add_all(const T&... values) {
+    static_assert(sizeof...(T) <= N, "more arguments than slots: make the Slots larger");
     (add(values), ...);
     return *this;
   }

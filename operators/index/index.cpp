@@ -297,7 +297,7 @@ void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k,
     s.launch(row_bound, launch_config(rows, rows_u, 1, 1, 16));
   }
   {
-    Slots<8> s;
+    Slots<12> s;
     s.add_all(rows, bound, count, keys, positions, n, slots, largest, kGatherChunk);
     s.launch(gather, launch_config(rows, rows_u, static_cast<unsigned>(cdiv(n, kGatherChunk)), 1, 8));
   }
