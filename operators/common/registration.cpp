@@ -55,13 +55,19 @@ Tensor mul_tensor(const Tensor& a, const Tensor& b) { return ops::mul(a, b); }
 Tensor mul_scalar(const Tensor& a, const Scalar& b) { return ops::mul(a, b); }
 Tensor div_tensor(const Tensor& a, const Tensor& b) { return ops::div(a, b); }
 Tensor div_scalar(const Tensor& a, const Scalar& b) { return ops::div(a, b); }
-Tensor div_tensor_mode(const Tensor& a, const Tensor& b, std::optional<c10::string_view> mode) { return ops::div(a, b, mode); }
-Tensor div_scalar_mode(const Tensor& a, const Scalar& b, std::optional<c10::string_view> mode) { return ops::div(a, b, mode); }
+Tensor div_tensor_mode(const Tensor& a, const Tensor& b, std::optional<c10::string_view> mode) {
+  return ops::div(a, b, mode);
+}
+Tensor div_scalar_mode(const Tensor& a, const Scalar& b, std::optional<c10::string_view> mode) {
+  return ops::div(a, b, mode);
+}
 Tensor remainder_tensor(const Tensor& a, const Tensor& b) { return ops::remainder(a, b); }
 Tensor remainder_scalar(const Tensor& a, const Scalar& b) { return ops::remainder(a, b); }
 Tensor gelu_op(const Tensor& a, c10::string_view approximate) { return ops::gelu(a, approximate); }
 Tensor gelu_and_mul_op(const Tensor& a, c10::string_view approximate) { return ops::gelu_and_mul(a, approximate); }
-Tensor softmax_int(const Tensor& a, int64_t dim, std::optional<at::ScalarType> dtype) { return ops::softmax(a, dim, dtype); }
+Tensor softmax_int(const Tensor& a, int64_t dim, std::optional<at::ScalarType> dtype) {
+  return ops::softmax(a, dim, dtype);
+}
 Tensor log_softmax_int(const Tensor& a, int64_t dim, std::optional<at::ScalarType> dtype) {
   return ops::log_softmax(a, dim, dtype);
 }
@@ -152,8 +158,8 @@ RowShape row_shape(const Tensor& self, int64_t dim) { return row_shape(self, at:
 
 Tensor mm_stand_in(const Tensor& a, const Tensor& b) {
   return routed(
-      kMm, route_matmul({1, a.size(0), b.size(1), a.size(1), static_cast<int64_t>(a.element_size())}), [&] { return ops::mm(a, b); },
-      [&] { return at::cuda::mm(a, b); });
+      kMm, route_matmul({1, a.size(0), b.size(1), a.size(1), static_cast<int64_t>(a.element_size())}),
+      [&] { return ops::mm(a, b); }, [&] { return at::cuda::mm(a, b); });
 }
 Tensor addmm_stand_in(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta, const Scalar& alpha) {
   return routed(
@@ -163,8 +169,8 @@ Tensor addmm_stand_in(const Tensor& self, const Tensor& m1, const Tensor& m2, co
 }
 Tensor bmm_stand_in(const Tensor& a, const Tensor& b) {
   return routed(
-      kBmm, route_matmul({a.size(0), a.size(1), b.size(2), a.size(2), static_cast<int64_t>(a.element_size())}), [&] { return ops::bmm(a, b); },
-      [&] { return at::cuda::bmm(a, b); });
+      kBmm, route_matmul({a.size(0), a.size(1), b.size(2), a.size(2), static_cast<int64_t>(a.element_size())}),
+      [&] { return ops::bmm(a, b); }, [&] { return at::cuda::bmm(a, b); });
 }
 Pair topk_stand_in(const Tensor& self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
   const int64_t count = k.guard_int(__FILE__, __LINE__);
@@ -265,8 +271,10 @@ Tensor gelu_stand_in(const Tensor& a, c10::string_view approximate) {
 }
 
 using Installer = void (*)(::torch::Library&);
-#define TRITON_JIT_STAND_IN(name, fn) \
-  {name, [](::torch::Library& l) { l.impl(name, TORCH_FN(fn)); }}
+#define TRITON_JIT_STAND_IN(name, fn)                             \
+  {                                                               \
+    name, [](::torch::Library& l) { l.impl(name, TORCH_FN(fn)); } \
+  }
 
 const std::map<std::string, Installer>& stand_ins() {
   static const auto* table = new std::map<std::string, Installer>{
@@ -326,9 +334,7 @@ StandInState& stand_in_state() {
   return *state;
 }
 
-std::string without_namespace(const std::string& name) {
-  return name.rfind("aten::", 0) == 0 ? name.substr(6) : name;
-}
+std::string without_namespace(const std::string& name) { return name.rfind("aten::", 0) == 0 ? name.substr(6) : name; }
 
 void enable_op(const std::vector<std::string>& names) { ops::enable(names); }
 void disable_op() { disable(); }
@@ -369,8 +375,8 @@ void enable(const std::vector<std::string>& aten_ops) {
   for (const auto& name : aten_ops) {
     const std::string op = without_namespace(name);
     if (s.active.count(op) != 0) continue;
-    auto library = std::make_unique<::torch::Library>(::torch::Library::IMPL, "aten", c10::DispatchKey::CUDA,
-                                                      __FILE__, __LINE__);
+    auto library =
+        std::make_unique<::torch::Library>(::torch::Library::IMPL, "aten", c10::DispatchKey::CUDA, __FILE__, __LINE__);
     table.at(op)(*library);
     s.active.emplace(op, std::move(library));
   }
@@ -448,20 +454,24 @@ TORCH_LIBRARY(triton_jit, m) {
   m.def("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
   m.def("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
   // norms
-  m.def("layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
-        "float eps=1e-05, bool cudnn_enable=True) -> Tensor");
+  m.def(
+      "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+      "float eps=1e-05, bool cudnn_enable=True) -> Tensor");
   m.def("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor");
   // matmul
   m.def("mm(Tensor self, Tensor mat2) -> Tensor");
   m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
   m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
   // indexing
-  m.def("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
-        "bool sparse=False) -> Tensor");
+  m.def(
+      "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+      "bool sparse=False) -> Tensor");
   m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor");
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
-  m.def("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
+  m.def(
+      "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
+      "indices)");
   // attention
   m.def(
       "flash_attn_varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "
