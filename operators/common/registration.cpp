@@ -152,7 +152,8 @@ RowShape row_shape(const Tensor& self, at::IntArrayRef dims) {
   } else {
     for (int64_t d : dims) length *= self.dim() == 0 ? 1 : self.size(c10::maybe_wrap_dim(d, self.dim()));
   }
-  return {length == 0 ? 0 : numel / length, length, static_cast<int64_t>(self.element_size())};
+  return {length == 0 ? 0 : numel / length, length, static_cast<int64_t>(self.element_size()),
+          at::isFloatingType(self.scalar_type())};
 }
 RowShape row_shape(const Tensor& self, int64_t dim) { return row_shape(self, at::IntArrayRef(dim)); }
 

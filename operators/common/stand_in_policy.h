@@ -19,6 +19,7 @@ struct MatmulShape {
 // A reduction or selection along one dimension: `rows` independent rows of `length` elements.
 struct RowShape {
   int64_t rows, length, element_size;
+  bool floating = false;  // a floating-point type
 };
 
 Route route_matmul(const MatmulShape& shape);

@@ -33,7 +33,13 @@ TEST(StandInPolicy, SixteenBitLinearLayersStayOursOnlyInTheClassesMeasuredFaster
 TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
   EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 2}, 50), Route::kOurs);
-  EXPECT_EQ(route_topk(RowShape{16, kVocab, 4}, 1024), Route::kAten);
+  // a large k: the whole-row bound for float32 up to 256 rows; bfloat16, int32 and more rows ATen's
+  EXPECT_EQ(route_topk(RowShape{16, kVocab, 4, true}, 1024), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{256, kVocab, 4, true}, 100), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{257, kVocab, 4, true}, 1024), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{16, kVocab, 2, true}, 1024), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{16, kVocab, 4, false}, 1024), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{16, 30000, 4, true}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{256, kVocab, 4}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{4096, kVocab, 2}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{4096, 4096, 4}, 50), Route::kAten);  // many short rows: not measured
