@@ -254,16 +254,18 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
 }
 
 // Group maxima of this many keys at least, and no more than this many maxima a row, whose k-th
-// largest one program finds.
+// largest one program finds. A group's keys are loaded in an unrolled loop, so groups stop at
+// kRowBoundLargestGroup (rows up to 512k keys); longer rows keep the rounds.
 constexpr int64_t kRowBoundGroup = 16;
+constexpr int64_t kRowBoundLargestGroup = 64;
 constexpr int64_t kRowBoundMaxima = 8192;
 
 // Whether run_topk_row_bound serves a call: floating types (whose keys never take the value the
 // maxima start from), k past what a chunk's own bound serves (64), rows long enough that the
 // measured class covers them (128256 on the H200; docs/performance.md) and with k maxima or more.
 bool topk_row_bound_serves(const at::Tensor& self, int64_t n, int64_t k) {
-  return at::isFloatingType(self.scalar_type()) && self.element_size() <= 4 && k > 64 && n >= 65536 && n <= kMaxInt32 &&
-         cdiv(n, kRowBoundGroup) >= k;
+  return at::isFloatingType(self.scalar_type()) && self.element_size() <= 4 && k > 64 && n >= 65536 &&
+         n <= kRowBoundMaxima * kRowBoundLargestGroup && cdiv(n, kRowBoundGroup) >= k;
 }
 
 // One bound for the whole row (topk.py): the k-th largest of the row's group maxima, the keys at

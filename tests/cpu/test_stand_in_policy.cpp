@@ -40,6 +40,7 @@ TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 2, true}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 4, false}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, 30000, 4, true}, 1024), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{16, 524289, 4, true}, 1024), Route::kAten);  // past the bound's longest row
   EXPECT_EQ(route_topk(RowShape{256, kVocab, 4}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{4096, kVocab, 2}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{4096, 4096, 4}, 50), Route::kAten);  // many short rows: not measured
