@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 #include <triton_jit/torch.h>
 
@@ -21,8 +22,11 @@ inline const TritonJITFunction& kernel(const char* file, const char* function) {
 template <std::size_t N>
 class Slots {
  public:
+  // A branch, not a formatted message, on the launch path: one more argument than the slots hold
+  // is a mistake in the wrapper, caught before it writes past the array.
   template <class T>
   Slots& add(const T& value) {
+    if (size_ == N) throw std::logic_error("triton_jit::ops::Slots::add: more arguments than slots");
     slots_[size_++] = to_slot(value);
     return *this;
   }

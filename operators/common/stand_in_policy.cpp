@@ -3,6 +3,8 @@
 // keeps ours where every neighbouring class measured ours faster, and goes to ATen otherwise.
 #include "common/stand_in_policy.h"
 
+#include "index/topk_row_bound.h"
+
 namespace triton_jit::ops {
 namespace {
 constexpr int64_t kLongRow = 32768;
@@ -35,15 +37,15 @@ Route route_topk(const RowShape& s, int64_t k) {
   // the bound of its group maxima (k <= 64): over rows of 128256 at k = 50, 0.24x ATen's time at
   // 1 row, 0.29x at 16, 0.40x at 256 and 0.45x at 4096 (float32), 0.43-0.86x bfloat16, 0.53-0.66x
   // over rows of few distinct values (sweep_kernels.py, H200, 2026-12-03). Only rows of 128256
-  // were measured beyond 16 rows, so many shorter rows keep ATen. A larger k over rows of 65536
-  // to 524288 takes one bound for the whole row (index.cpp's run_topk_row_bound): k = 1024 over 1,
-  // 16 and 256 rows of 128256 0.88x, 0.80x and 0.59x ATen's time in float32 (was 1.17x at 16
+  // were measured beyond 16 rows, so many shorter rows keep ATen. A larger k over rows within
+  // TopkRowBound's limits takes one bound for the whole row (index.cpp's run_topk_row_bound): k =
+  // 1024 over 1, 16 and 256 rows of 128256 0.88x, 0.80x and 0.59x ATen's time in float32 (was 1.17x at 16
   // rows), but 1.34x, 1.15x and 0.87x in bfloat16, whose ATen kernel is faster (bench_llm.py,
   // H200, 2026-12-04): float32 up to 256 rows is ours, 16-bit types and more rows stay with ATen.
   const bool radix = s.element_size <= 4 && k <= 64;
   if (radix && (s.rows <= 16 || s.length >= 65536)) return Route::kOurs;
   const bool row_bound =
-      s.floating && s.element_size == 4 && k > 64 && k <= 1024 && s.length >= 65536 && s.length <= 524288;
+      s.element_size == 4 && k <= 1024 && TopkRowBound::serves(s.floating, s.element_size, s.length, k);
   if (row_bound && s.rows <= 256) return Route::kOurs;
   return Route::kAten;
 }

@@ -6,6 +6,7 @@
 #include "common/launch.h"
 #include "common/layout.h"
 #include "common/ops.h"
+#include "index/topk_row_bound.h"
 
 namespace triton_jit::ops {
 namespace {
@@ -253,19 +254,8 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
   s.launch(sort, launch_config(rows, static_cast<unsigned>(m), 1, 1, block >= 4096 ? 8 : 4));
 }
 
-// Group maxima of this many keys at least, and no more than this many maxima a row, whose k-th
-// largest one program finds. A group's keys are loaded in an unrolled loop, so groups stop at
-// kRowBoundLargestGroup (rows up to 512k keys); longer rows keep the rounds.
-constexpr int64_t kRowBoundGroup = 16;
-constexpr int64_t kRowBoundLargestGroup = 64;
-constexpr int64_t kRowBoundMaxima = 8192;
-
-// Whether run_topk_row_bound serves a call: floating types (whose keys never take the value the
-// maxima start from), k past what a chunk's own bound serves (64), rows long enough that the
-// measured class covers them (128256 on the H200; docs/performance.md) and with k maxima or more.
 bool topk_row_bound_serves(const at::Tensor& self, int64_t n, int64_t k) {
-  return at::isFloatingType(self.scalar_type()) && self.element_size() <= 4 && k > 64 && n >= 65536 &&
-         n <= kRowBoundMaxima * kRowBoundLargestGroup && cdiv(n, kRowBoundGroup) >= k;
+  return TopkRowBound::serves(at::isFloatingType(self.scalar_type()), self.element_size(), n, k);
 }
 
 // One bound for the whole row (topk.py): the k-th largest of the row's group maxima, the keys at
@@ -279,8 +269,8 @@ void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k,
   static const TritonJITFunction& gather = kernel("topk.py", "topk_rows_gather_kernel");
   static const TritonJITFunction& sort = kernel("topk.py", "topk_sort_kernel");
   constexpr int64_t kGroupBlock = 256, kGatherChunk = 4096;
-  int64_t group = kRowBoundGroup;
-  while (cdiv(n, group) > kRowBoundMaxima) group *= 2;
+  int64_t group = TopkRowBound::kGroup;
+  while (cdiv(n, group) > TopkRowBound::kMaxima) group *= 2;
   const int64_t maxima_count = cdiv(n, group);
   const int64_t slots = std::max<int64_t>(2048, 2 * next_power_of_2(k));
   const auto ints = rows.options().dtype(at::kInt);
@@ -360,8 +350,11 @@ std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymI
   const int64_t n = self.dim() == 0 ? 1 : self.size(wrapped);
   const int64_t m = rows.numel() / n;
   torch_adapter::DeviceGuard guard(self);
-  const at::Tensor out_values = at::empty({m, kk}, self.options());
-  const at::Tensor out_indices = at::empty({m, kk}, self.options().dtype(at::kLong));
+  // Along the last dimension the results are written in place; another dimension takes a copy.
+  const bool along_last = self.dim() == 0 || wrapped == self.dim() - 1;
+  const at::Tensor out_values = along_last ? values.view({m, kk}) : at::empty({m, kk}, self.options());
+  const at::Tensor out_indices =
+      along_last ? indices.view({m, kk}) : at::empty({m, kk}, self.options().dtype(at::kLong));
   if (topk_row_bound_serves(self, n, kk)) {
     run_topk_row_bound(rows, m, n, kk, largest, out_values, out_indices);
   } else if (self.element_size() <= 4 && n <= kMaxInt32) {  // candidates keep int32 positions
@@ -369,10 +362,7 @@ std::tuple<at::Tensor, at::Tensor> topk_symint(const at::Tensor& self, c10::SymI
   } else {
     run_topk_selection(rows, m, n, kk, largest, out_values, out_indices);
   }
-  if (self.dim() == 0) {
-    values.copy_(out_values.reshape({}));
-    indices.copy_(out_indices.reshape({}));
-  } else {
+  if (!along_last) {
     std::vector<int64_t> moved(self.sizes().begin(), self.sizes().end());
     moved.erase(moved.begin() + wrapped);
     moved.push_back(kk);

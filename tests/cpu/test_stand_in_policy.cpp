@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "common/stand_in_policy.h"
+#include "index/topk_row_bound.h"
 
 namespace {
 using triton_jit::ops::MatmulShape;
 using triton_jit::ops::Route;
 using triton_jit::ops::RowShape;
+using triton_jit::ops::TopkRowBound;
 constexpr int64_t kVocab = 128256;
 }  // namespace
 
@@ -41,6 +43,10 @@ TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 4, false}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, 30000, 4, true}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, 524289, 4, true}, 1024), Route::kAten);  // past the bound's longest row
+  // The policy routes by the kernel's own limits: their ends are ours, one key past them ATen's.
+  EXPECT_EQ(route_topk(RowShape{16, TopkRowBound::kLongestRow, 4, true}, 1024), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{16, TopkRowBound::kShortestRow, 4, true}, 1024), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{16, TopkRowBound::kShortestRow - 1, 4, true}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{256, kVocab, 4}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{4096, kVocab, 2}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{4096, 4096, 4}, 50), Route::kAten);  // many short rows: not measured

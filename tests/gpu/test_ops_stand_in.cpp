@@ -222,6 +222,34 @@ TEST(StandIn, BatchedProductsTakeTheKernelMeasuredFasterForTheirShape) {
   triton_jit::set_stats_enabled(false);
 }
 
+// Top-k of k past 64 over float32 rows of the vocabulary, up to 256 rows (stand_in_policy.cpp):
+// ours, through the whole-row bound (one gather of candidates a call), not the rounds alone, which
+// would give the same answer. A row of about 50 distinct values overflows its candidate slots and
+// is finished by the rounds; every row agrees with ATen.
+TEST(StandIn, TopkOfALargeKTakesTheWholeRowBound) {
+  if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: stand-in tests run on the GPU machine";
+  auto o = at::TensorOptions().device(at::kCUDA).dtype(at::kFloat);
+  at::manual_seed(0);
+  at::Tensor logits = at::randn({16, 128256}, o);
+  logits[3] = (logits[3] * 8).round();
+  const auto [reference_values, reference_indices] = at::topk(logits, 1024);
+  const StandInsEnabled on({"aten::topk"}, /*routing=*/true);
+  (void)at::topk(logits, 1024);  // the first call may compile; the counted one below finds its variants
+  triton_jit::set_stats_enabled(true);
+  const uint64_t ours_before = routed_to("aten::topk", false);
+  const uint64_t gather_before = launches("topk.py", "topk_rows_gather_kernel");
+  const uint64_t bound_before = launches("topk.py", "topk_row_bound_kernel");
+  const auto [values, indices] = at::topk(logits, 1024);
+  EXPECT_EQ(routed_to("aten::topk", false) - ours_before, 1u);
+  EXPECT_EQ(launches("topk.py", "topk_rows_gather_kernel") - gather_before, 1u);
+  EXPECT_EQ(launches("topk.py", "topk_row_bound_kernel") - bound_before, 1u);
+  triton_jit::set_stats_enabled(false);
+  EXPECT_TRUE(at::equal(values, reference_values));
+  // Tied keys may come in another order than ATen's: each index must point at its value.
+  EXPECT_TRUE(at::equal(logits.gather(1, indices), values));
+  EXPECT_TRUE(at::equal(indices.narrow(0, 0, 3), reference_indices.narrow(0, 0, 3)));
+}
+
 TEST(StandIn, AnOpWithoutAStandInIsAClearError) {
   try {
     triton_jit::ops::enable({"aten::conv2d"});

@@ -495,8 +495,7 @@ def topk_inputs(kind, dtype, device):
         if dtype.is_floating_point:
             x[3] = float("-inf")
             x[3, 11:100000:331] = make((303,), dtype, device, low=-1000, high=1000)  # fewer than k finite
-            x[4] = x[4] / 200
-            x[4] = x[4].round()
+            x[4] = (x[4] / 200).round()  # about 11 distinct values
         return (x, 1000), {}
     if kind == "k_too_big":
         return (make((3, 4), dtype, device), 5), {}
