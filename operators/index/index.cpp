@@ -296,7 +296,8 @@ void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k,
   {
     Slots<12> s;
     s.add_all(keys, positions, values, indices, slots, k, largest, true, slots, count, int64_t{0}, true);
-    s.launch(sort, launch_config(rows, rows_u, 1, 1, slots >= 4096 ? 8 : 4));
+    // 2048 words sorted on 16 warps took 28.7 us to 38.1 on 4 and 41.7 on 8 (H200, one row).
+    s.launch(sort, launch_config(rows, rows_u, 1, 1, 16));
   }
   run_topk_radix(rows, m, n, k, largest, values, indices, count, slots);
 }
