@@ -39,16 +39,14 @@ Route route_topk(const RowShape& s, int64_t k) {
   // over rows of few distinct values (sweep_kernels.py, H200, 2026-12-03). Only rows of 128256
   // were measured beyond 16 rows, so many shorter rows keep ATen. A larger k over rows within
   // TopkRowBound's limits takes one bound for the whole row (index.cpp's run_topk_row_bound): k =
-  // 1024 over 1, 16 and 256 rows of 128256 0.67x, 0.60x and 0.54x ATen's time in float32, and
-  // 1.02x, 0.86x and 0.80x in bfloat16, whose ATen kernel is a third faster than its float32 one
-  // (bench_llm.py, H200, 2026-12-04). Float32 up to 256 rows is ours; 16-bit floats from 16 to 256
-  // rows (fewer rows are at parity, 1.02x at one row, and stay with ATen; float16 takes the same
-  // kernels on both sides as bfloat16); more rows stay with ATen.
+  // 1024 over 1, 16 and 256 rows of 128256 0.64x, 0.58x and 0.45x ATen's time in float32, and
+  // 0.73x, 0.64x and 0.60x in bfloat16, whose candidates sort as 32-bit words (bench_llm.py, H200,
+  // 2026-12-04). Up to 256 rows is ours (float16 takes the same kernels on both sides as
+  // bfloat16); more rows were not measured and stay with ATen.
   const bool radix = s.element_size <= 4 && k <= 64;
   if (radix && (s.rows <= 16 || s.length >= 65536)) return Route::kOurs;
   const bool row_bound = k <= 1024 && TopkRowBound::serves(s.floating, s.element_size, s.length, k);
-  if (row_bound && s.element_size == 4 && s.rows <= 256) return Route::kOurs;
-  if (row_bound && s.element_size == 2 && s.rows >= 16 && s.rows <= 256) return Route::kOurs;
+  if (row_bound && s.rows <= 256) return Route::kOurs;
   return Route::kAten;
 }
 

@@ -3,6 +3,9 @@
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/empty.h>
 
+#include <bit>
+#include <cstdint>
+
 #include "common/launch.h"
 #include "common/layout.h"
 #include "common/ops.h"
@@ -248,27 +251,43 @@ void run_topk_radix(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, boo
     length = chunks * slots;
   }
   const int64_t block = next_power_of_2(std::max(length, k));
-  Slots<12> s;
+  Slots<11> s;
   s.add_all(keys, partial ? positions : at::Tensor(), values, indices, length, k, largest, partial, block, overflowed,
-            slots_given, false);
+            slots_given);
   s.launch(sort, launch_config(rows, static_cast<unsigned>(m), 1, 1, block >= 4096 ? 8 : 4));
+}
+
+// Bits of a position below n, with 2**bits - 1 itself past the row: topk_rows_sort_kernel reads
+// an empty lane as that position.
+int64_t position_bits(int64_t n) { return std::bit_width(static_cast<uint64_t>(n)); }
+
+// The low bits of a 16-bit float's 32-bit key that carry nothing (topk_rows_sort_kernel sorts
+// without them); 0 for other types, which keep 64-bit words.
+int64_t sort_key_shift(at::ScalarType type) {
+  if (type == at::kBFloat16) return 16;
+  if (type == at::kHalf) return 13;
+  return 0;
 }
 
 bool topk_row_bound_serves(const at::Tensor& self, int64_t n, int64_t k) {
   return TopkRowBound::serves(at::isFloatingType(self.scalar_type()), self.element_size(), n, k);
 }
 
-// One bound for the whole row (topk.py): the k-th largest of the row's group maxima, the keys at
-// or above it gathered into 2 x k's power of two slots (at least 2048), one sort. Rows whose
-// candidates overflow (mostly ties at the bound) are done by the rounds of run_topk_radix, which
-// skip every other row. On random rows of 128256 the candidates are about 1.1k for k = 1024.
+// One bound for the whole row (topk.py): the top 20 bits of the k-th largest of the row's group
+// maxima, the keys at or above it gathered into 2 x k's power of two slots (at least 2048), one
+// sort. Rows whose candidates overflow (mostly ties at the bound) are done by the rounds of
+// run_topk_radix, which skip every other row. On random rows of 128256 the candidates are about
+// 1.1k for k = 1024.
 void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k, bool largest, const at::Tensor& values,
                         const at::Tensor& indices) {
   static const TritonJITFunction& group_max = kernel("topk.py", "topk_group_max_kernel");
   static const TritonJITFunction& row_bound = kernel("topk.py", "topk_row_bound_kernel");
   static const TritonJITFunction& gather = kernel("topk.py", "topk_rows_gather_kernel");
-  static const TritonJITFunction& sort = kernel("topk.py", "topk_sort_kernel");
-  constexpr int64_t kGroupBlock = 256, kGatherChunk = 4096;
+  static const TritonJITFunction& sort = kernel("topk.py", "topk_rows_sort_kernel");
+  // The gather in chunks of 1024 on 4 warps took 2.3/6.5/80.2 us at 1/16/256 rows of 128256 to
+  // 3.5/8.4/119.8 in chunks of 4096 on 8; the maxima of 256 groups a program on 8 warps 2.1/3.2/31.2
+  // to 3.9/4.5/52.3 on 4 (bfloat16, H200, docs/gpu-logs/topk-narrow).
+  constexpr int64_t kGroupBlock = 256, kGroupWarps = 8, kGatherChunk = 1024, kGatherWarps = 4;
   int64_t group = TopkRowBound::kGroup;
   while (cdiv(n, group) > TopkRowBound::kMaxima) group *= 2;
   const int64_t maxima_count = cdiv(n, group);
@@ -281,7 +300,8 @@ void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k,
   {
     Slots<8> s;
     s.add_all(rows, maxima, n, maxima_count, largest, group, kGroupBlock);
-    s.launch(group_max, launch_config(rows, rows_u, static_cast<unsigned>(cdiv(maxima_count, kGroupBlock)), 1, 4));
+    s.launch(group_max,
+             launch_config(rows, rows_u, static_cast<unsigned>(cdiv(maxima_count, kGroupBlock)), 1, kGroupWarps));
   }
   {
     Slots<8> s;
@@ -291,12 +311,13 @@ void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k,
   {
     Slots<12> s;
     s.add_all(rows, bound, count, keys, positions, n, slots, largest, kGatherChunk);
-    s.launch(gather, launch_config(rows, rows_u, static_cast<unsigned>(cdiv(n, kGatherChunk)), 1, 8));
+    s.launch(gather, launch_config(rows, rows_u, static_cast<unsigned>(cdiv(n, kGatherChunk)), 1, kGatherWarps));
   }
   {
     Slots<12> s;
-    s.add_all(keys, positions, values, indices, slots, k, largest, true, slots, count, int64_t{0}, true);
-    // 2048 words sorted on 16 warps took 28.7 us to 38.1 on 4 and 41.7 on 8 (H200, one row).
+    s.add_all(keys, positions, count, bound, values, indices, slots, k, position_bits(n), largest,
+              sort_key_shift(rows.scalar_type()), slots);
+    // 2048 64-bit words sorted on 16 warps took 28.7 us to 38.1 on 4 and 41.7 on 8 (H200, one row).
     s.launch(sort, launch_config(rows, rows_u, 1, 1, 16));
   }
   run_topk_radix(rows, m, n, k, largest, values, indices, count, slots);

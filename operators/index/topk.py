@@ -238,25 +238,18 @@ def topk_radix_kernel(x_ptr, idx_in_ptr, keys_out_ptr, idx_out_ptr, N, K,
 @triton.jit(do_not_specialize=["N", "K"])
 def topk_sort_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, K,
                      LARGEST: tl.constexpr, PARTIAL_IN: tl.constexpr, BLOCK: tl.constexpr,
-                     count_ptr=None, ONLY_OVER: tl.constexpr = 0, COUNTED: tl.constexpr = False):
+                     count_ptr=None, ONLY_OVER: tl.constexpr = 0):
     """Program (row): the K best of a row of at most BLOCK elements (or of a radix round's
     candidates, PARTIAL_IN), sorted best first, ties by the first position, into values/indices
     [row, :K]. A key and its position share one 64-bit word, so that one sort orders both.
-
-    COUNTED: the candidates are topk_rows_gather_kernel's, count_ptr[row] of them in N slots; a
-    row with more (they did not fit) is left to the fallback. ONLY_OVER: the fallback's sort,
-    which does only those rows."""
+    ONLY_OVER: the sort of topk_rows_gather_kernel's fallback, which does only the rows whose
+    candidate count (count_ptr) passed ONLY_OVER."""
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     live = offs < N
     if ONLY_OVER > 0:
         if tl.load(count_ptr + row) <= ONLY_OVER:
             return
-    if COUNTED:
-        count = tl.load(count_ptr + row)
-        if count > N:
-            return
-        live = offs < count
     if PARTIAL_IN:
         keys = tl.load(x_ptr + row * N + offs, mask=live, other=0).to(tl.uint32, bitcast=True)
         idx = tl.load(idx_in_ptr + row * N + offs, mask=live, other=-1)
@@ -267,12 +260,8 @@ def topk_sort_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, K,
             x = x.to(tl.int8)
         keys = _keys(x, LARGEST)
         idx = offs
-    word = (keys.to(tl.uint64) << 32) | (0xFFFFFFFF - idx.to(tl.uint32, bitcast=True)).to(tl.uint64)
-    word = tl.sort(tl.where(live, word, 0), descending=True)
-    OUT: tl.constexpr = values_ptr.dtype.element_ty
-    best = offs < K
-    tl.store(values_ptr + row * K + offs, _value((word >> 32).to(tl.uint32), LARGEST, OUT), mask=best)
-    tl.store(indices_ptr + row * K + offs, (0xFFFFFFFF - (word & 0xFFFFFFFF)).to(tl.int64), mask=best)
+    _sort_wide(keys, idx.to(tl.uint32, bitcast=True), live, values_ptr + row * K, indices_ptr + row * K, K, LARGEST,
+               BLOCK)
 
 
 # ---- one bound for a whole row (k of 65 to 1024 over long rows) ----------------------------------
@@ -285,6 +274,11 @@ def topk_sort_kernel(x_ptr, idx_in_ptr, values_ptr, indices_ptr, N, K,
 # sorted or trending row spreads its best keys over many groups instead of filling a few. A row
 # whose keys at the bound do not fit (mostly ties, such as a masked row of -inf) is counted over
 # SLOTS and done by the rounds above, which skip every other row (ONLY_OVER).
+#
+# The sort is most of such a call's time, and a 32-bit word sorts in well under half the time of
+# a 64-bit one. Candidates of a 16-bit float all lie at or above the bound, so their keys less the
+# bound's usually fit in the bits a position leaves free; topk_rows_sort_kernel then sorts one
+# 32-bit word a candidate, and 64-bit words only for a row whose keys spread too far.
 
 
 @triton.jit(do_not_specialize=["N", "G"])
@@ -340,3 +334,69 @@ def topk_rows_gather_kernel(x_ptr, bound_ptr, count_ptr, keys_out_ptr, idx_out_p
         fits = take & (slot < SLOTS)
         tl.store(keys_out_ptr + row * SLOTS + slot, keys.to(tl.int32, bitcast=True), mask=fits)
         tl.store(idx_out_ptr + row * SLOTS + slot, pos, mask=fits)
+
+
+@triton.jit
+def _low_bits_of_key(high, KEY_SHIFT: tl.constexpr):
+    """The KEY_SHIFT low bits a 16-bit float's 32-bit key has under its high part: _keys flips a
+    negative value's bits, so they are all ones where the key's top bit is clear, zeros where set."""
+    return tl.where((high >> (31 - KEY_SHIFT)) != 0, 0, (1 << KEY_SHIFT) - 1).to(tl.uint32)
+
+
+@triton.jit
+def _sort_narrow(keys, idx, live, floor, values_ptr, indices_ptr, K, POS_BITS, LARGEST: tl.constexpr,
+                 KEY_SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    """The K best of 16-bit float keys whose key >> KEY_SHIFT less `floor` fits above POS_BITS
+    bits: one 32-bit word each, that difference over the reversed position."""
+    offs = tl.arange(0, BLOCK)
+    position_mask = (tl.full([], 1, tl.uint32) << POS_BITS.to(tl.uint32)) - 1
+    word = (((keys >> KEY_SHIFT) - floor) << POS_BITS.to(tl.uint32)) | (position_mask - idx)
+    # an empty lane's 0 reads as the position 2**POS_BITS - 1, past every real one
+    word = tl.sort(tl.where(live, word, 0), descending=True)
+    high = (word >> POS_BITS.to(tl.uint32)) + floor
+    key = (high << KEY_SHIFT) | _low_bits_of_key(high, KEY_SHIFT)
+    best = offs < K
+    tl.store(values_ptr + offs, _value(key, LARGEST, values_ptr.dtype.element_ty), mask=best)
+    tl.store(indices_ptr + offs, (position_mask - (word & position_mask)).to(tl.int64), mask=best)
+
+
+@triton.jit
+def _sort_wide(keys, idx, live, values_ptr, indices_ptr, K, LARGEST: tl.constexpr, BLOCK: tl.constexpr):
+    """The K best of 32-bit keys: key and reversed position share a 64-bit word."""
+    offs = tl.arange(0, BLOCK)
+    word = (keys.to(tl.uint64) << 32) | (0xFFFFFFFF - idx).to(tl.uint64)
+    word = tl.sort(tl.where(live, word, 0), descending=True)
+    best = offs < K
+    tl.store(values_ptr + offs, _value((word >> 32).to(tl.uint32), LARGEST, values_ptr.dtype.element_ty), mask=best)
+    tl.store(indices_ptr + offs, (0xFFFFFFFF - (word & 0xFFFFFFFF)).to(tl.int64), mask=best)
+
+
+@triton.jit(do_not_specialize=["SLOTS", "K", "POS_BITS"])
+def topk_rows_sort_kernel(keys_ptr, idx_ptr, count_ptr, bound_ptr, values_ptr, indices_ptr, SLOTS, K, POS_BITS,
+                          LARGEST: tl.constexpr, KEY_SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    """Program (row): the K best of topk_rows_gather_kernel's count_ptr[row] candidates, sorted
+    best first, ties by the first position, into values/indices [row, :K]; a row with more than
+    SLOTS (they did not fit) is left to the fallback. Positions are below 2**POS_BITS.
+
+    KEY_SHIFT > 0 (16-bit floats: the low bits of their 32-bit keys carry nothing): where every
+    candidate's key >> KEY_SHIFT is within 2**(32 - POS_BITS) of the bound's, one 32-bit word a
+    candidate holds that difference above its reversed position; otherwise, and for other types,
+    key and position share a 64-bit word."""
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    count = tl.load(count_ptr + row)
+    if count > SLOTS:
+        return
+    live = offs < count
+    keys = tl.load(keys_ptr + row * SLOTS + offs, mask=live, other=0).to(tl.uint32, bitcast=True)
+    idx = tl.load(idx_ptr + row * SLOTS + offs, mask=live, other=0).to(tl.uint32, bitcast=True)
+    if KEY_SHIFT > 0:
+        floor = tl.load(bound_ptr + row).to(tl.uint32, bitcast=True) >> KEY_SHIFT
+        spread = tl.max(tl.where(live, keys >> KEY_SHIFT, floor), axis=0) - floor
+        if spread < (tl.full([], 1, tl.uint32) << (32 - POS_BITS).to(tl.uint32)):
+            _sort_narrow(keys, idx, live, floor, values_ptr + row * K, indices_ptr + row * K, K, POS_BITS, LARGEST,
+                         KEY_SHIFT, BLOCK)
+        else:
+            _sort_wide(keys, idx, live, values_ptr + row * K, indices_ptr + row * K, K, LARGEST, BLOCK)
+    else:
+        _sort_wide(keys, idx, live, values_ptr + row * K, indices_ptr + row * K, K, LARGEST, BLOCK)

@@ -35,16 +35,17 @@ TEST(StandInPolicy, SixteenBitLinearLayersStayOursOnlyInTheClassesMeasuredFaster
 TEST(StandInPolicy, SelectionsOverTheVocabularyFollowTheirMeasuredClasses) {
   EXPECT_EQ(route_topk(RowShape{1, kVocab, 4}, 50), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 2}, 50), Route::kOurs);
-  // a large k: the whole-row bound for float32 up to 256 rows, 16-bit floats from 16 to 256 rows;
-  // int32, fewer 16-bit rows (at parity) and more rows ATen's
+  // a large k: the whole-row bound for 32- and 16-bit floats up to 256 rows; int32 and more rows
+  // ATen's
   EXPECT_EQ(route_topk(RowShape{1, kVocab, 4, true}, 1024), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 4, true}, 1024), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{256, kVocab, 4, true}, 100), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{257, kVocab, 4, true}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 2, true}, 1024), Route::kOurs);
   EXPECT_EQ(route_topk(RowShape{256, kVocab, 2, true}, 1024), Route::kOurs);
-  EXPECT_EQ(route_topk(RowShape{1, kVocab, 2, true}, 1024), Route::kAten);
-  EXPECT_EQ(route_topk(RowShape{8, kVocab, 2, true}, 1024), Route::kAten);
+  EXPECT_EQ(route_topk(RowShape{1, kVocab, 2, true}, 1024), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{8, kVocab, 2, true}, 1024), Route::kOurs);
+  EXPECT_EQ(route_topk(RowShape{1, kVocab, 8, true}, 1024), Route::kAten);  // 64-bit: not the bound's
   EXPECT_EQ(route_topk(RowShape{257, kVocab, 2, true}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, kVocab, 4, false}, 1024), Route::kAten);
   EXPECT_EQ(route_topk(RowShape{16, 30000, 4, true}, 1024), Route::kAten);

@@ -146,7 +146,7 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
   const at::Tensor x = at::randn({16, 4096}, o), w_qkv = at::randn({6144, 4096}, o) * 0.02;
   const at::Tensor h = at::randn({8, 14336}, o), w_down = at::randn({4096, 14336}, o) * 0.02;
   const at::Tensor q = at::randn({32, 128, 128}, o), k = at::randn({32, 128, 128}, o);
-  const at::Tensor logits = at::randn({8, 128256}, o);
+  const at::Tensor logits = at::randn({300, 128256}, o);
   const at::Tensor mm_reference = at::mm(x, w_qkv.t());
   const at::Tensor down_reference = at::mm(h, w_down.t());
   const at::Tensor bmm_reference = at::bmm(q, k);
@@ -167,8 +167,8 @@ TEST(StandIn, ShapeClassesWhereOursIsSlowerRunAtensOwnKernels) {
   EXPECT_EQ(launches("matmul_skinny.py", "matmul_skinny_kernel") - skinny_before, 1u);
   EXPECT_LE((down_ours.to(at::kFloat) - down_reference.to(at::kFloat)).abs().max().item<double>(),
             0.02 * down_reference.to(at::kFloat).abs().max().item<double>());
-  // top-k beyond the radix select's k <= 64 over 8 rows of the vocabulary in bfloat16: ATen's (the
-  // whole-row bound takes 16-bit floats from 16 rows; below, the two are at parity).
+  // top-k beyond the radix select's k <= 64 over 300 rows of the vocabulary: ATen's (the whole-row
+  // bound was measured up to 256 rows).
   const auto [values, indices] = at::topk(logits, 1024);
   EXPECT_TRUE(at::equal(values, std::get<0>(topk_reference)));
   EXPECT_TRUE(at::equal(indices, std::get<1>(topk_reference)));
@@ -222,32 +222,44 @@ TEST(StandIn, BatchedProductsTakeTheKernelMeasuredFasterForTheirShape) {
   triton_jit::set_stats_enabled(false);
 }
 
-// Top-k of k past 64 over float32 rows of the vocabulary, up to 256 rows (stand_in_policy.cpp):
-// ours, through the whole-row bound (one gather of candidates a call), not the rounds alone, which
-// would give the same answer. A row of about ten distinct values (thousands of keys tied at its
-// bound) overflows its candidate slots and is finished by the rounds; every row agrees with ATen.
+// Top-k of k past 64 over rows of the vocabulary, 16 of them (stand_in_policy.cpp): ours, through
+// the whole-row bound (one gather of candidates and one sort of them a call), not the rounds
+// alone, which would give the same answer. A row of about ten distinct values (thousands of keys
+// tied at its bound) overflows its candidate slots and is finished by the rounds; in bfloat16
+// the other rows sort 32-bit words, one of them (its k-th and best of either sign) 64-bit ones.
+// Every row agrees with ATen.
 TEST(StandIn, TopkOfALargeKTakesTheWholeRowBound) {
   if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: stand-in tests run on the GPU machine";
-  auto o = at::TensorOptions().device(at::kCUDA).dtype(at::kFloat);
-  at::manual_seed(0);
-  at::Tensor logits = at::randn({16, 128256}, o);
-  logits[3] = logits[3].round();
-  const auto [reference_values, reference_indices] = at::topk(logits, 1024);
-  const StandInsEnabled on({"aten::topk"}, /*routing=*/true);
-  (void)at::topk(logits, 1024);  // the first call may compile; the counted one below finds its variants
-  triton_jit::set_stats_enabled(true);
-  const uint64_t ours_before = routed_to("aten::topk", false);
-  const uint64_t gather_before = launches("topk.py", "topk_rows_gather_kernel");
-  const uint64_t bound_before = launches("topk.py", "topk_row_bound_kernel");
-  const auto [values, indices] = at::topk(logits, 1024);
-  EXPECT_EQ(routed_to("aten::topk", false) - ours_before, 1u);
-  EXPECT_EQ(launches("topk.py", "topk_rows_gather_kernel") - gather_before, 1u);
-  EXPECT_EQ(launches("topk.py", "topk_row_bound_kernel") - bound_before, 1u);
-  triton_jit::set_stats_enabled(false);
-  EXPECT_TRUE(at::equal(values, reference_values));
-  // Tied keys may come in another order than ATen's: each index must point at its value.
-  EXPECT_TRUE(at::equal(logits.gather(1, indices), values));
-  EXPECT_TRUE(at::equal(indices.narrow(0, 0, 3), reference_indices.narrow(0, 0, 3)));
+  for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+    auto o = at::TensorOptions().device(at::kCUDA).dtype(dtype);
+    at::manual_seed(0);
+    at::Tensor logits = at::randn({16, 128256}, o);
+    logits[3] = logits[3].round();
+    logits[5] = logits[5] * 2.5 - 7;  // its k-th near -1
+    logits[5][7] = 100;
+    const auto [reference_values, reference_indices] = at::topk(logits, 1024);
+    const StandInsEnabled on({"aten::topk"}, /*routing=*/true);
+    (void)at::topk(logits, 1024);  // the first call may compile; the counted one below finds its variants
+    triton_jit::set_stats_enabled(true);
+    const uint64_t ours_before = routed_to("aten::topk", false);
+    const uint64_t gather_before = launches("topk.py", "topk_rows_gather_kernel");
+    const uint64_t bound_before = launches("topk.py", "topk_row_bound_kernel");
+    const uint64_t sort_before = launches("topk.py", "topk_rows_sort_kernel");
+    const auto [values, indices] = at::topk(logits, 1024);
+    const std::string type = c10::toString(dtype);
+    EXPECT_EQ(routed_to("aten::topk", false) - ours_before, 1u) << type;
+    EXPECT_EQ(launches("topk.py", "topk_rows_gather_kernel") - gather_before, 1u) << type;
+    EXPECT_EQ(launches("topk.py", "topk_row_bound_kernel") - bound_before, 1u) << type;
+    EXPECT_EQ(launches("topk.py", "topk_rows_sort_kernel") - sort_before, 1u) << type;
+    triton_jit::set_stats_enabled(false);
+    EXPECT_TRUE(at::equal(values, reference_values)) << type;
+    // Tied keys may come in another order than ATen's: each index must point at its value.
+    EXPECT_TRUE(at::equal(logits.gather(1, indices), values)) << type;
+    // Ties come by their first position: float32's random rows have none, so ATen's indices there.
+    const at::Tensor tied = values.narrow(1, 1, 1023) == values.narrow(1, 0, 1023);
+    EXPECT_FALSE((tied & (indices.narrow(1, 1, 1023) < indices.narrow(1, 0, 1023))).any().item<bool>()) << type;
+    if (dtype == at::kFloat) EXPECT_TRUE(at::equal(indices.narrow(0, 0, 3), reference_indices.narrow(0, 0, 3)));
+  }
 }
 
 TEST(StandIn, AnOpWithoutAStandInIsAClearError) {

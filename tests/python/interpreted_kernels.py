@@ -100,10 +100,12 @@ def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0, out=None, c
     return values, indices, first_kept
 
 
-def topk_row_bound(x, k, largest, group, slots, chunk):
-    """index.cpp's run_topk_row_bound at a smaller scale: the k-th largest of the row's group
-    maxima, the keys at or above it gathered into `slots` candidates and sorted; rows whose
-    candidates overflow done by the rounds, which skip the others. Returns the rows that did."""
+def topk_row_bound(x, k, largest, group, slots, chunk, pos_bits):
+    """index.cpp's run_topk_row_bound at a smaller scale: the top bits of the k-th largest of the
+    row's group maxima, the keys at or above it gathered into `slots` candidates and sorted (as
+    the vocabulary's would be with pos_bits = 17); rows whose candidates overflow done by the
+    rounds, which skip the others. Returns the rows that did, and those whose 16-bit keys spread
+    too far for a 32-bit sort."""
     tk = module("index/topk.py")
     rows, n = x.shape
     maxima_count = triton.cdiv(n, group)
@@ -117,11 +119,20 @@ def topk_row_bound(x, k, largest, group, slots, chunk):
     tk.topk_rows_gather_kernel[(rows, triton.cdiv(n, chunk))](x, bound, count, keys, positions, n, slots,
                                                               LARGEST=largest, BLOCK=chunk)
     values, indices = torch.empty(rows, k, dtype=x.dtype), torch.empty(rows, k, dtype=torch.int64)
-    tk.topk_sort_kernel[(rows,)](keys, positions, values, indices, slots, k, LARGEST=largest, PARTIAL_IN=True,
-                                 BLOCK=slots, count_ptr=count, ONLY_OVER=0, COUNTED=True)
+    key_shift = {torch.bfloat16: 16, torch.float16: 13}.get(x.dtype, 0)
+    tk.topk_rows_sort_kernel[(rows,)](keys, positions, count, bound, values, indices, slots, k, pos_bits,
+                                      LARGEST=largest, KEY_SHIFT=key_shift, BLOCK=slots)
+    wide = []
+    if key_shift:
+        for r in range(rows):
+            if count[r] <= slots:
+                high = keys[r, :count[r]].view(torch.uint32).to(torch.int64) >> key_shift
+                floor = bound[r:r + 1].view(torch.uint32).to(torch.int64).item() >> key_shift
+                if high.max().item() - floor >= 1 << (32 - pos_bits):
+                    wide.append(r)
     topk_rows(x, k, largest, chunk=max(64, 4 * triton.next_power_of_2(k)), final_max=max(64, 2 * triton.next_power_of_2(k)),
               radix_bits=5, out=(values, indices), count=count, only_over=slots)
-    return values, indices, (count > slots).nonzero().flatten().tolist()
+    return values, indices, (count > slots).nonzero().flatten().tolist(), wide
 
 
 def topk():
@@ -180,28 +191,35 @@ def topk():
 def topk_whole_row():
     # The whole-row bound: random rows fit their slots; sorted rows (either way) do too, since a
     # group takes every G-th key; rows of ties at the bound (a masked row of -inf, few distinct
-    # values) overflow and the rounds do them, beside rows that fit.
+    # values) overflow and the rounds do them, beside rows that fit. Positions of 17 bits, as in
+    # the vocabulary, leave 15 for a 16-bit key: the k-th value of the shifted row (x[2]) is of
+    # the other sign than its best, which spreads a float16's keys too far, so that row sorts
+    # 64-bit words.
     torch.manual_seed(0)
-    rows, n, k, group, slots, chunk = 4, 4000, 60, 16, 128, 512
+    rows, n, k, group, slots, chunk, pos_bits = 4, 4000, 60, 16, 128, 512, 17
     for dtype, largest in itertools.product((torch.float32, torch.float16), (True, False)):
         x = torch.randn(rows, n).to(dtype)
         x[1] = x[1].sort(descending=True).values
-        x[2] = x[2].sort().values
+        x[2] = (x[2] + (-2.5 if largest else 2.5)).sort().values
         x[3] = float("-inf") if largest else float("inf")
         x[3, 7:3000:97] = torch.randn(31).to(dtype)  # fewer finite values than k
         x[0, 5] = float("nan")
-        values, indices, overflowed = topk_row_bound(x, k, largest, group, slots, chunk)
+        x[0, 100:110] = x[0].max() if largest else x[0].min()  # ties among the best
+        values, indices, overflowed, wide = topk_row_bound(x, k, largest, group, slots, chunk, pos_bits)
         ref_values, _ = torch.topk(x.float(), k, dim=1, largest=largest)
         same = torch.equal(values.float().nan_to_num(1e9), ref_values.nan_to_num(1e9))
         picked = torch.equal(x.gather(1, indices).float().nan_to_num(1e9), values.float().nan_to_num(1e9))
         first = all(not (values[r, j] == values[r, j + 1] and indices[r, j] > indices[r, j + 1])
                     for r in range(rows) for j in range(k - 1))
+        # a NaN, the largest key, is as far from the bound as a key gets
+        expect_wide = ([0, 2] if largest else [2]) if dtype == torch.float16 else []
         check(f"topk whole-row bound {dtype} {rows}x{n} k={k} largest={largest}",
-              same and picked and first and overflowed == [3],
-              f"values {same}, indices {picked}, ties by first position {first}, rows overflowed {overflowed}")
+              same and picked and first and overflowed == [3] and wide == expect_wide,
+              f"values {same}, indices {picked}, ties by first position {first}, rows overflowed {overflowed}, "
+              f"rows sorted as 64-bit words {wide}")
     # few distinct values: every row overflows
     x = torch.randn(2, n).round()
-    values, indices, overflowed = topk_row_bound(x, k, True, group, slots, chunk)
+    values, indices, overflowed, _ = topk_row_bound(x, k, True, group, slots, chunk, pos_bits)
     ref_values, _ = torch.topk(x, k, dim=1)
     check(f"topk whole-row bound, ties at the bound 2x{n} k={k}",
           torch.equal(values, ref_values) and torch.equal(x.gather(1, indices), values) and overflowed == [0, 1],
