@@ -39,8 +39,8 @@ Route route_topk(const RowShape& s, int64_t k) {
   // over rows of few distinct values (sweep_kernels.py, H200, 2026-12-03). Only rows of 128256
   // were measured beyond 16 rows, so many shorter rows keep ATen. A larger k over rows within
   // TopkRowBound's limits takes one bound for the whole row (index.cpp's run_topk_row_bound): k =
-  // 1024 over 1, 16 and 256 rows of 128256 0.64x, 0.58x and 0.45x ATen's time in float32, and
-  // 0.73x, 0.64x and 0.60x in bfloat16, whose candidates sort as 32-bit words (bench_llm.py, H200,
+  // 1024 over 1, 16 and 256 rows of 128256 0.63x, 0.58x and 0.44x ATen's time in float32, and
+  // 0.69x, 0.63x and 0.54x in bfloat16, whose candidates sort as 32-bit words (bench_llm.py, H200,
   // 2026-12-04). Up to 256 rows is ours (float16 takes the same kernels on both sides as
   // bfloat16); more rows were not measured and stay with ATen.
   const bool radix = s.element_size <= 4 && k <= 64;
