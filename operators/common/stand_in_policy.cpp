@@ -18,7 +18,10 @@ Route route_matmul(const MatmulShape& s) {
   // K = 14336 at up to 16 rows (0.95-0.98x), and 8192-row prefills of outputs up to 8192 wide (qkv
   // 0.99x, o 0.94x, down 0.99x). Where the two are within noise of each other (qkv and o at decode,
   // 1.00-1.05x; gate_up 0.93-1.01x) or cuBLAS is faster (64 rows of o, 1.10x even split in K; 128
-  // to 512 rows, 1.09-1.59x: too few tiles for 132 SMs), ATen runs. Batched products go to ATen:
+  // to 512 rows, 0.98-1.14x with matmul_wave.py's one-wave tiles, 2026-12-04: cuBLAS's kernels there
+  // share loads across a cluster by TMA multicast and feed two warp groups from a producer, neither
+  // of which Triton 3.6 can express on sm_90; the classes under 1.0x in one run were over it in
+  // another), ATen runs. Batched products go to ATen:
   // attention's scores and values measured 0.94-1.28x through the dispatcher (2026-12-03), at or
   // above parity everywhere but values of head dim 64 at 2048 tokens; 32- and 64-bit types
   // (1.09-1.78x) go to ATen too.

@@ -32,9 +32,9 @@ std::vector<VariantInfo> warmup(c10::ScalarType dtype) {
   made.push_back(kernel("norm.py", "norm_kernel")
                      .warmup(config, x, at::Tensor(), at::Tensor(), x, at::Tensor(), x, int64_t{512}, int64_t{1024},
                              fixed<float>(1e-6f), true, false, true, false, true, int64_t{1024}, false));
-  made.push_back(kernel("gated.py", "gated_kernel")
-                     .warmup(config, x, x, int64_t{512}, int64_t{512}, std::string_view("silu"), int64_t{4},
-                             int64_t{512}, false));
+  made.push_back(
+      kernel("gated.py", "gated_kernel")
+          .warmup(config, x, x, int64_t{512}, int64_t{512}, std::string_view("silu"), int64_t{4}, int64_t{512}, false));
   if (dtype == at::kBFloat16) {  // the matmuls of an LLM's linear layers: a decode step's, and a prefill's on Hopper
     const int64_t m = 16, rows = 512, k = 1024, nn = 1024, zero = 0;
     const at::Tensor weight = at::empty({nn, k}, at::TensorOptions().dtype(dtype));
@@ -48,6 +48,12 @@ std::vector<VariantInfo> warmup(c10::ScalarType dtype) {
                        .warmup(tuned, x, b, x, at::Tensor(), rows, nn, k, one, rows * k, k, nn * k, one, k, rows * nn,
                                nn, zero, zero, zero, fixed<float>(1.0f), fixed<float>(0.0f), rows, false, true,
                                int64_t{132}));
+    const TensorDescriptor a_desc = torch_adapter::tensor_descriptor(x, {64, 64});
+    const TensorDescriptor b_desc = torch_adapter::tensor_descriptor(weight, {64, 64});
+    const TensorDescriptor b1_desc = b_desc, b2_desc = b_desc;
+    made.push_back(kernel("matmul_wave.py", "matmul_wave_kernel")
+                       .warmup(tuned, a_desc, b_desc, b1_desc, b2_desc, x, at::Tensor(), rows, nn, k, nn, zero, zero,
+                               fixed<float>(1.0f), fixed<float>(0.0f), rows, false, int64_t{132}));
   }
   return made;
 }

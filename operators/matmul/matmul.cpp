@@ -1,7 +1,8 @@
 // mm, addmm and bmm: a decode step's few rows (M <= 64) through matmul_skinny.py (with K split
 // across programs where its column blocks alone would leave SMs idle), larger 16-bit
-// products on Hopper through the persistent TMA kernel of matmul_tma.py where TMA can address the
-// operands, and everything else through matmul.py, which reads any strides in place. All three
+// products on Hopper through TMA where it can address the operands (65 to 512 rows against a
+// K-major weight through matmul_wave.py's one-wave tiles, the rest through the persistent kernel
+// of matmul_tma.py), and everything else through matmul.py, which reads any strides in place. All
 // are autotuned; the size classes they tune by are in their files.
 #include <ATen/Context.h>
 #include <ATen/ExpandUtils.h>
@@ -18,6 +19,19 @@ namespace {
 
 constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kSkinnyRows = 64;  // matmul_skinny.py's largest token tile
+// A single product of 65 to 512 rows against a K-major weight takes matmul_wave.py where its widest
+// tile (128 rows by 224 columns) makes at most one wave: at 128 to 512 rows of Llama-3-8B's
+// projections it measured 0.98-1.14x cuBLAS's time through the dispatcher (1.30x for qkv at 384
+// rows, where no tiling fills a wave) against the persistent kernel's 1.07-1.64x; where it takes
+// several waves (gate_up from 256 rows) the persistent kernel was faster (docs/performance.md, H200).
+constexpr int64_t kWaveRows = 512;
+constexpr int64_t kWaveTileRows = 128;
+constexpr int64_t kWaveTileColumns = 224;
+
+bool one_wave(int64_t m, int64_t n, int64_t sms) {
+  const int64_t tiles = (m + kWaveTileRows - 1) / kWaveTileRows * ((n + kWaveTileColumns - 1) / kWaveTileColumns);
+  return m <= kWaveRows && tiles <= sms;
+}
 // A batched product takes the persistent kernel from this many rows and columns (see run_matmul).
 constexpr int64_t kPersistentBatchedRows = 2048;
 constexpr int64_t kPersistentBatchedColumns = 128;
@@ -45,6 +59,11 @@ struct SplitGridData {
 Grid split_grid(const LaunchMeta& m, void* data) {
   const auto* g = static_cast<const SplitGridData*>(data);
   return Grid{triton_jit::cdiv(m["N"], m["BLOCK_N"]), static_cast<unsigned>(g->split), 1};
+}
+
+Grid wave_grid(const LaunchMeta& m, void* /*data*/) {
+  const int64_t width = m["BLOCK_N0"] + m["BLOCK_N1"] + m["BLOCK_N2"];
+  return Grid{static_cast<unsigned>(triton_jit::cdiv(m["M"], m["BLOCK_M"]) * triton_jit::cdiv(m["N"], width)), 1, 1};
 }
 
 Grid persistent_grid(const LaunchMeta& m, void* data) {
@@ -201,6 +220,29 @@ void run_tma(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, co
   s.launch(k, config);
 }
 
+// One product (batch 1) against a K-major B: one tile per program, about one wave of them. The
+// descriptors' block shapes here are placeholders: each config's pre_hook sets them.
+void run_wave(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
+              const c10::Scalar& alpha, const c10::Scalar& beta, int64_t sms) {
+  static const TritonJITFunction& k = kernel("matmul_wave.py", "matmul_wave_kernel");
+  const int64_t m = a.size(1), kk = a.size(2), n = b.size(2);
+  const DType dtype = torch_adapter::to_dtype(a.scalar_type());
+  const int device = out.device().index();
+  const TensorDescriptor a_desc = tensor_descriptor(a.data_ptr(), dtype, device, {m, kk}, {a.stride(1), 1}, {64, 64});
+  // one for each piece of a tile, each given its own block shape
+  const TensorDescriptor b0_desc = tensor_descriptor(b.data_ptr(), dtype, device, {n, kk}, {b.stride(2), 1}, {64, 64});
+  const TensorDescriptor b1_desc = b0_desc, b2_desc = b0_desc;
+  LaunchConfig config = launch_config(out, 1);
+  config.num_warps = 0;
+  config.grid_fn = &wave_grid;
+  Slots<32> s;
+  s.add_all(a_desc, b0_desc, b1_desc, b2_desc, out, bias.defined() ? bias : at::Tensor(), m, n, kk, out.stride(1));
+  s.add_all(bias.defined() ? bias.stride(1) : int64_t{0}, bias.defined() ? bias.stride(2) : int64_t{0});
+  add_alpha_beta(s, false, alpha, beta);
+  s.add_all((m + 63) / 64 * 64, bias.defined(), sms);  // M_CLASS: a tiling's programs vary with no finer M
+  s.launch(k, config);
+}
+
 // out[b] = alpha * a[b] @ b[b] + beta * bias[b] for 3-D views (batch first); bias may be undefined.
 void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
                 const c10::Scalar& alpha, const c10::Scalar& beta) {
@@ -228,6 +270,12 @@ void run_matmul(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     // or faster (values of head dim 64: 72 against 79 us).
     const bool persistent_pays = batch == 1 || (m >= kPersistentBatchedRows && n >= kPersistentBatchedColumns);
     const cudaDeviceProp* props = at::cuda::getDeviceProperties(out.device().index());
+    const bool k_major = b.stride(1) == 1 && tma_stride(b.stride(2));
+    if (batch == 1 && k_major && props->major >= 9 && one_wave(m, n, props->multiProcessorCount) &&
+        tma_addressable(a, b, out)) {
+      run_wave(a, b, out, bias, alpha, beta, props->multiProcessorCount);
+      return;
+    }
     if (persistent_pays && props->major >= 9 && tma_addressable(a, b, out)) {
       run_tma(a, b, out, bias, alpha, beta, props->multiProcessorCount);
       return;

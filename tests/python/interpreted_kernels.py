@@ -10,6 +10,7 @@ import sys
 
 import torch
 import triton
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 OPERATORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "operators")
 failures = []
@@ -71,6 +72,25 @@ def matmuls():
         ref = 0.5 * (a.float() @ b.float()) + (2.0 * bias.float() if bias_on else 0)
         err = relative_error(c, ref)
         check(f"matmul_tma {batch}x{m}x{k}x{n} k_major={k_major} subtile={subtile}", err < 2e-3, f"error {err:.1e}")
+    wave = undecorated(module("matmul/matmul_wave.py").matmul_wave_kernel)
+    # N not a multiple of the tile's width and K not of BLOCK_K: the last tile's pieces read zeros
+    # past the edges and store nothing there; 150 rows make a partial token block.
+    for m, n, k, pieces, bias_on in ((150, 200, 96, (64, 32, 0), True), (40, 120, 64, (32, 16, 8), False),
+                                     (64, 64, 128, (64, 0, 0), True)):
+        a = torch.randn(m, k).half()
+        w = torch.randn(n, k).half()
+        b = w.t()
+        bias = torch.randn(n).half().expand(m, n)
+        c = torch.full((m, n), 7.0, dtype=torch.float16)
+        programs = triton.cdiv(m, 64) * triton.cdiv(n, sum(pieces))
+        a_desc = TensorDescriptor.from_tensor(a, [64, 64])
+        b_descs = [TensorDescriptor.from_tensor(w, [p or 64, 64]) for p in pieces]
+        wave[(programs,)](a_desc, *b_descs, c, bias, m, n, k, c.stride(0), bias.stride(0), bias.stride(1), 0.5, 2.0, 256,
+                          HAS_BIAS=bias_on, NUM_SMS=132, BLOCK_M=64, BLOCK_N0=pieces[0], BLOCK_N1=pieces[1],
+                          BLOCK_N2=pieces[2], BLOCK_K=64)
+        ref = 0.5 * (a.float() @ b.float()) + (2.0 * bias.float() if bias_on else 0)
+        err = relative_error(c, ref)
+        check(f"matmul_wave {m}x{k}x{n} pieces={pieces} bias={bias_on}", err < 2e-3, f"error {err:.1e}")
 
 
 def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0, out=None, count=None, only_over=0):

@@ -362,8 +362,14 @@ def mm_inputs(kind, dtype, device):
             k = 260
         return (make((rows, k), dtype, device, low=-scale, high=scale), transposed((k, n), dtype, device, low=-1,
                                                                                    high=1)), {}
-    if kind == "linear_prefill":  # the same layout, rows enough for the persistent TMA kernel
+    if kind == "linear_prefill":  # the same layout, rows enough for the one-wave TMA kernel
         return (make((200, 512), dtype, device, low=-scale, high=scale), transposed((512, 384), dtype, device, low=-1,
+                                                                                    high=1)), {}
+    if kind == "linear_prefill_ragged":  # K not a multiple of a K block, N not of any tile's width
+        return (make((130, 200), dtype, device, low=-scale, high=scale), transposed((200, 328), dtype, device, low=-1,
+                                                                                    high=1)), {}
+    if kind == "linear_prefill_long":  # past the one-wave kernel's rows: the persistent TMA kernel
+        return (make((600, 256), dtype, device, low=-scale, high=scale), transposed((256, 320), dtype, device, low=-1,
                                                                                     high=1)), {}
     if kind == "rowmajor_prefill":
         return (make((130, 256), dtype, device, low=-scale, high=scale), make((256, 320), dtype, device, low=-1,
@@ -381,7 +387,7 @@ def addmm_inputs(kind, dtype, device):
         return (make((65,), dtype, device), a, b), {"beta": 0.5, "alpha": 2}
     if kind == "full_bias":
         return (make((37, 65), dtype, device), a, b), {}
-    if kind in ("linear_decode", "linear_prefill"):  # nn.Linear with a bias
+    if kind in ("linear_decode", "linear_prefill", "linear_prefill_ragged"):  # nn.Linear with a bias
         (a, b), _ = mm_inputs(kind, dtype, device)
         return (make((b.shape[1],), dtype, device), a, b), {}
     if kind == "beta0":
@@ -545,10 +551,11 @@ def cases():
         Case("layer_norm", layer_norm_inputs, kinds=("affine", "plain", "long", "noncontig", "bad_shape")),
         Case("rms_norm", rms_norm_inputs, kinds=("weight", "default_eps", "long")),
         Case("mm", mm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "skinny", "linear_decode", "split_k",
-                                                            "split_k_even", "linear_prefill", "rowmajor_prefill",
-                                                            "empty_k", "one")),
+                                                            "split_k_even", "linear_prefill", "linear_prefill_ragged",
+                                                            "linear_prefill_long", "rowmajor_prefill", "empty_k",
+                                                            "one")),
         Case("addmm", addmm_inputs, dtypes=FLOATS, kinds=("row_bias", "full_bias", "beta0", "linear_decode",
-                                                          "linear_prefill")),
+                                                          "linear_prefill", "linear_prefill_ragged")),
         Case("bmm", bmm_inputs, dtypes=FLOATS + INTS, kinds=("odd", "transposed", "empty", "attention_scores")),
         Case("embedding", embedding_inputs, dtypes=FLOATS, kinds=("int64", "int32", "empty", "float_indices")),
         Case("index_select", index_select_inputs, dtypes=ALL, kinds=("dim0", "dim1", "noncontig", "empty")),

@@ -71,6 +71,23 @@ def test_the_persistent_matmul_uses_tma_and_wgmma_on_sm90(k_major, subtile):
     assert compiled.metadata.global_scratch_size > 0  # the descriptors are built on the device
 
 
+@pytest.mark.parametrize("pieces", [(128, 0, 0), (64, 32, 0), (128, 64, 32)])
+def test_the_one_wave_matmul_uses_tma_and_wgmma_on_sm90_for_every_piece(pieces):
+    kernel = load("matmul/matmul_wave.py", "matmul_wave_kernel")
+    signature = {"a_desc": "tensordesc<bf16[64, 64]>", "c_ptr": "*bf16", "bias_ptr": "*bf16", "M": "i32", "N": "i32",
+                 "K": "i32", "stride_cm": "i32", "stride_biasm": "i32", "stride_biasn": "i32", "alpha": "fp32",
+                 "beta": "fp32", "M_CLASS": "i32",
+                 **{f"b{i}_desc": f"tensordesc<bf16[{p or 64}, 64]>" for i, p in enumerate(pieces)}}
+    constants = {"HAS_BIAS": True, "NUM_SMS": 132, "BLOCK_M": 64, "BLOCK_N0": pieces[0], "BLOCK_N1": pieces[1],
+                 "BLOCK_N2": pieces[2], "BLOCK_K": 64}
+    compiled = compile_sm90(kernel, signature, constants, 4, 4)
+    ptx = compiled.asm["ptx"]
+    assert "cp.async.bulk.tensor" in ptx and "wgmma.mma_async" in ptx
+    used = sum(1 for p in pieces if p)
+    assert "tensormap.cp_fenceproxy" not in ptx  # the descriptors come from the host, none is built here
+    assert ptx.count("wgmma.commit_group") == used  # one dot a piece, each into its own accumulator
+
+
 @pytest.mark.parametrize("radix_bits,groups", [(5, 0), (5, 128), (8, 0)])
 @pytest.mark.parametrize("dtype", ["fp32", "bf16", "fp16", "i32"])
 def test_the_radix_topk_and_its_sort_compile_on_sm90(dtype, radix_bits, groups):

@@ -37,12 +37,13 @@ def test_cpu_tensors_are_refused_by_the_dispatcher(ops):
 
 
 def test_warmup_compiles_the_linear_layers_matmuls_through_the_runtime_without_a_gpu(ops, tmp_path, monkeypatch):
-    """The decode-step matmul and the persistent TMA matmul (descriptors built on the device, global
-    scratch) go through the compile script like every other kernel: every config of both."""
+    """The decode-step matmul and the two TMA matmuls (descriptors built on the device, global
+    scratch) go through the compile script like every other kernel: every config kept of each."""
     monkeypatch.setenv("TRITON_JIT_CACHE_DIR", str(tmp_path))
     made = ops.warmup(torch.bfloat16)
     assert any(line.startswith("matmul_skinny_kernel ") for line in made), made
     assert any(line.startswith("matmul_tma_kernel ") and "cuda:90" in line for line in made), made
+    assert any(line.startswith("matmul_wave_kernel ") and "cuda:90" in line for line in made), made
 
 
 @requires_gpu
