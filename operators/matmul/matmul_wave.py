@@ -15,9 +15,9 @@ load (docs/gpu-logs/cublas-kernels/). Out-of-bounds reads are zeros.
 
 The tuning key is the M-size class (M rounded up to a multiple of 64, given by the caller: how
 many programs a tiling makes depends on nothing finer, and 384 rows tile otherwise than 512), N
-and K; the prune keeps the tilings that fill 3/4 to all of one wave on this device. Tilings of several waves
-tune well only while the weight stays in L2, which an autotuner's repeated calls let it do and a
-model's layers do not: at 512 rows they chose tiles twice as slow as one wave's.
+and K; the prune keeps the tilings that fill 3/4 to all of one wave on this device. Tilings of
+several waves tune well only while the weight stays in L2, which an autotuner's repeated calls
+let it do and a model's layers do not: at 512 rows they chose tiles twice as slow as one wave's.
 """
 import triton
 import triton.language as tl
@@ -56,7 +56,8 @@ def _programs(c, m, n):
 
 def _prune(configs, named_args, **kwargs):
     """Tilings whose programs fill 3/4 to all of one wave, a tile no wider than the next power of
-    two of N; otherwise the tiling of the fewest programs that still makes a wave, or the most."""
+    two of N. Where none does: the one-wave tiling of the most programs, or, where every tiling
+    takes more than a wave, the one of the fewest."""
     arguments = {**named_args, **kwargs}  # NUM_SMS arrives by keyword from Python, by position from C++
     m, n, sms = arguments["M"], arguments["N"], arguments["NUM_SMS"]
 
