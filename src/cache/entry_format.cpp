@@ -1,6 +1,7 @@
 #include "cache/entry_format.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>

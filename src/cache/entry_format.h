@@ -15,8 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace triton_jit::detail {
 
 inline constexpr std::size_t kMaxEntryBytes = std::size_t{1} << 30;
