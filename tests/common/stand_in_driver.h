@@ -1,6 +1,5 @@
 // What the tests read of the stand-in CUDA driver (tests/fake_cuda): its entry points, found in
-// the library triton_jit loads (one instance per path, so the same state). Needs
-// TRITON_JIT_FAKE_DRIVER, the library's path.
+// the library triton_jit loads (one instance per path, so the same state); test_paths.h says where.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +7,11 @@
 #include <dlfcn.h>
 
 #include "../fake_cuda/fake_cuda.h"
+#include "test_paths.h"
 
 template <class Fn>
 Fn* stand_in(const char* name) {
-  static void* lib = dlopen(TRITON_JIT_FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
+  static void* lib = dlopen(triton_jit::test::kFakeDriver, RTLD_NOW | RTLD_LOCAL);
   return reinterpret_cast<Fn*>(dlsym(lib, name));
 }
 inline FakeLaunch last_launch() { return stand_in<FakeLaunch()>("fake_cuda_last_launch")(); }

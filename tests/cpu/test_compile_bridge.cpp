@@ -18,6 +18,7 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
 
 #include "cubin_inspect.h"
@@ -30,7 +31,7 @@ using triton_jit::device_pointer;
 
 namespace {
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 
 std::string kernel(const char* file) { return kKernels + "/" + file; }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "../common/test_paths.h"
 #include "../fake_cuda/fake_cuda.h"
 #include "backend/cuda/cuda_backend.h"
 #include "compiler/compiled_kernel.h"
@@ -21,7 +22,7 @@ using triton_jit::detail::cuda::CudaBackend;
 namespace {
 
 const bool kDriver = [] {
-  setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
+  setenv("TRITON_JIT_CUDA_DRIVER", triton_jit::test::kFakeDriver, 1);
   setenv("FAKE_CUDA_CC_MAJOR", "10", 1);
   setenv("FAKE_CUDA_CC_MINOR", "7", 1);
   setenv("FAKE_CUDA_OVERSIZED_SHARED", "262144", 1);

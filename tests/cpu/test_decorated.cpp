@@ -15,6 +15,7 @@
 #include <triton_jit/compile_options.h>
 #include <triton_jit/triton_jit.h>
 
+#include "../common/test_paths.h"
 #include "../common/allocation_counter.h"
 #include "../common/fresh_cache.h"
 #include "../fake_cuda/fake_cuda.h"
@@ -38,7 +39,7 @@ struct WatchLaunches {
 };
 bool launched(const char* text) { return g_launched.find(text) != std::string::npos; }
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 alignas(64) float g_x[8192];
 alignas(64) float g_out[8192];
 
@@ -464,7 +465,7 @@ TEST(Decorated, ABadCompileThreadsSettingIsAnErrorNotAGuess) {
 }
 
 int main(int argc, char** argv) {
-  setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
+  setenv("TRITON_JIT_CUDA_DRIVER", triton_jit::test::kFakeDriver, 1);
   setenv("TRITON_JIT_TARGET", "cuda:90", 1);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

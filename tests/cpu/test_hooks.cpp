@@ -12,6 +12,7 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/test_paths.h"
 #include "../fake_cuda/fake_cuda.h"
 #include "../common/stand_in_driver.h"
 #include "../common/error_of.h"
@@ -31,7 +32,7 @@ struct WatchLaunches {
   ~WatchLaunches() { triton_jit::set_launch_hooks(nullptr, nullptr, nullptr); }
 };
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 const TritonJITFunction& kernel(const char* name) {
   return TritonJITFunction::get_instance(kKernels + "/hooked_kernels.py", name);
 }
@@ -199,7 +200,7 @@ TEST(PruneConfigsBy, PrunesAndPerformanceModelsReadTheCallsArgumentsByKeyword) {
 }
 
 int main(int argc, char** argv) {
-  setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
+  setenv("TRITON_JIT_CUDA_DRIVER", triton_jit::test::kFakeDriver, 1);
   setenv("TRITON_JIT_TARGET", "cuda:90", 1);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

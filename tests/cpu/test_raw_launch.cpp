@@ -12,6 +12,7 @@
 #include <triton_jit/jit_utils.h>
 #include <triton_jit/triton_jit.h>
 
+#include "../common/test_paths.h"
 #include "../common/allocation_counter.h"
 #include "../common/fresh_cache.h"
 #include "../common/stand_in_driver.h"
@@ -22,7 +23,7 @@ using triton_jit::device_pointer;
 
 namespace {
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 alignas(64) float g_buffer[4096];
 
 const TritonJITFunction& pointwise() {
@@ -202,7 +203,7 @@ TEST(JitUtils, SignatureHelpersSpellWhatLibtritonJitSpelled) {
 }
 
 int main(int argc, char** argv) {
-  setenv("TRITON_JIT_CUDA_DRIVER", TRITON_JIT_FAKE_DRIVER, 1);
+  setenv("TRITON_JIT_CUDA_DRIVER", triton_jit::test::kFakeDriver, 1);
   setenv("TRITON_JIT_TARGET", "cuda:90", 1);
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

@@ -17,6 +17,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
 
 using triton_jit::LaunchConfig;
@@ -24,7 +25,7 @@ using triton_jit::TritonJITFunction;
 
 namespace {
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 
 class GpuDecorated : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
 
 #include "../common/allocation_counter.h"
@@ -24,7 +25,7 @@ using triton_jit::TritonJITFunction;
 
 namespace {
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 
 const TritonJITFunction& gpu_kernel(const char* name) {
   return TritonJITFunction::get_instance(kKernels + "/gpu_kernels.py", name);

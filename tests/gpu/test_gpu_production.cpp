@@ -18,6 +18,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"  // keys tuned here are tuned in this process
 
 using triton_jit::LaunchConfig;
@@ -25,7 +26,7 @@ using triton_jit::TritonJITFunction;
 
 namespace {
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 
 const TritonJITFunction& scale_add() {
   return TritonJITFunction::get_instance(kKernels + "/gpu_kernels.py", "scale_add");

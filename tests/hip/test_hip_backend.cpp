@@ -12,6 +12,7 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
 #include "../fake_hip/fake_hip.h"
 #include "backend/active_backend.h"
@@ -28,18 +29,18 @@ namespace {
 // The stand-in runtime, chosen before the library first looks for one; the bridge from the build
 // tree (this binary holds the core's objects, so the library's own location is not the lib dir).
 const bool kRuntime = [] {
-  setenv("TRITON_JIT_HIP_RUNTIME", TRITON_JIT_FAKE_HIP, 1);
-  setenv("TRITON_JIT_BRIDGE_LIBRARY", TRITON_JIT_BRIDGE, 0);
+  setenv("TRITON_JIT_HIP_RUNTIME", triton_jit::test::kFakeHip, 1);
+  setenv("TRITON_JIT_BRIDGE_LIBRARY", triton_jit::test::kBridge, 0);
   return true;
 }();
 
 template <class Fn>
 Fn* hook(const char* name) {
-  static void* lib = dlopen(TRITON_JIT_FAKE_HIP, RTLD_NOW | RTLD_LOCAL);
+  static void* lib = dlopen(triton_jit::test::kFakeHip, RTLD_NOW | RTLD_LOCAL);
   return reinterpret_cast<Fn*>(dlsym(lib, name));
 }
 
-const std::string kKernels = TRITON_JIT_TEST_KERNELS;
+const std::string kKernels = triton_jit::test::kKernelsDir;
 alignas(64) float g_x[4096];
 alignas(64) float g_y[4096];
 alignas(64) float g_out[4096];
