@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Sets up the machine (scripts/setup_env.sh) and builds everything into build/ (or $TRITON_JIT_BUILD_DIR).
+# Sets up the machine (scripts/setup_env.sh) and builds everything into build/ (or $TRITON_JIT_BUILD_DIR),
+# through ccache when it is installed (scripts/lib/caches.sh).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TRITON_JIT_BUILD_DIR:-$root/build}
 python=$(bash "$root/scripts/setup_env.sh" | tail -n 1)
+source "$root/scripts/lib/caches.sh"  # ccache, when installed
 # TRITON_JIT_CMAKE_ARGS: extra configure arguments (a machine without a package for xxHash names
 # its header directory with -DTRITON_JIT_XXHASH_INCLUDE_DIR=...); TRITON_JIT_TARGETS: build only these.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} \

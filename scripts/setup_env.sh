@@ -3,7 +3,9 @@
 #   - system packages (compilers' companions, fmt, nlohmann-json, xxHash, GoogleTest, Benchmark, Ninja,
 #     clang for the fuzz targets)
 #     through apt-get, only those that are missing;
-#   - the project's virtual environment (.venv) with the pins of requirements.txt.
+#   - the project's virtual environment with the pins of requirements.txt, kept outside the clone
+#     (scripts/lib/caches.sh) and linked as .venv, so that a fresh clone reuses it and a changed
+#     pin makes a new one.
 # When TRITON_JIT_PYTHON names an interpreter that already has torch and triton (a GPU machine
 # without internet), that interpreter is used and nothing is installed into a venv.
 # Prints the path of the Python to use on its last line.
@@ -11,7 +13,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
-pkgs=(build-essential cmake ninja-build pkg-config libfmt-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
+pkgs=(build-essential cmake ninja-build pkg-config ccache libfmt-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
       libgmock-dev libbenchmark-dev python3-dev)
 # The fuzz targets (libFuzzer) need clang and its runtime; machines that only build skip them.
 [ "${TRITON_JIT_SKIP_SANITIZERS:-0}" = 1 ] || pkgs+=(clang libclang-rt-14-dev)
@@ -20,6 +22,7 @@ for pkg in "${pkgs[@]}"; do
   case "$pkg" in  # tools installed outside dpkg count too
     cmake) command -v cmake >/dev/null && continue ;;
     ninja-build) command -v ninja >/dev/null && continue ;;
+    ccache) command -v ccache >/dev/null && continue ;;
   esac
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
 done
@@ -44,18 +47,21 @@ if [ -n "${TRITON_JIT_PYTHON:-}" ]; then
   exit 0
 fi
 
-venv="$root/.venv"
-stamp="$venv/.requirements.sha256"
-want=$(sha256sum "$root/requirements.txt" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "setup: creating $venv from requirements.txt" >&2
-  base_python=${TRITON_JIT_BASE_PYTHON:-python3}
-  "$base_python" -m venv "$venv" >&2
-  "$venv/bin/python" -m pip install -q --upgrade pip >&2
-  "$venv/bin/python" -m pip install -q -r "$root/requirements.txt" >&2
+source "$root/scripts/lib/caches.sh"
+base_python=${TRITON_JIT_BASE_PYTHON:-python3}
+fill_project_venv() {
+  "$base_python" -m venv "$1"
+  "$1/bin/python" -m pip install -q --upgrade pip
+  "$1/bin/python" -m pip install -q -r "$root/requirements.txt"
   # Packages pinned on a "# no-deps:" line: their own pins conflict with ours; their imports are above.
+  local no_deps
   no_deps=$(sed -n 's/^# no-deps: *//p' "$root/requirements.txt")
-  if [ -n "$no_deps" ]; then "$venv/bin/python" -m pip install -q --no-deps $no_deps >&2; fi
-  echo "$want" > "$stamp"
+  if [ -n "$no_deps" ]; then "$1/bin/python" -m pip install -q --no-deps $no_deps; fi
+}
+venv=$(cached_venv project "$(cat "$root/requirements.txt"; "$base_python" -VV)" fill_project_venv)
+# .venv in the clone names it, for the commands the README and the docs show.
+if [ "$(readlink "$root/.venv" 2>/dev/null)" != "$venv" ]; then
+  rm -rf "$root/.venv"
+  ln -s "$venv" "$root/.venv"
 fi
 echo "$venv/bin/python"
