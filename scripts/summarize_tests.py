@@ -1,5 +1,7 @@
-"""Adds up GoogleTest JSON and pytest JUnit XML results into one closing line:
-'N passed, N failed, N skipped'. Exits 1 when anything failed or no test ran."""
+"""Adds up GoogleTest JSON and pytest JUnit XML results (in a directory and its subdirectories,
+each named by its path without the extension: 'asan/test_hooks') into one closing line:
+'N passed, N failed, N skipped'. Exits 1 when anything failed, an expected result is missing, or
+no test ran."""
 import glob
 import json
 import os
@@ -39,10 +41,11 @@ def junit_counts(path):
 def main(directory, expected):
     totals = [0, 0, 0]
     seen = set()
-    for path in sorted(glob.glob(os.path.join(directory, "*"))):
+    for path in sorted(glob.glob(os.path.join(directory, "**", "*.*"), recursive=True)):
         counts = gtest_counts(path) if path.endswith(".json") else junit_counts(path)
-        seen.add(os.path.splitext(os.path.basename(path))[0])
-        print(f"  {os.path.basename(path)}: {counts[0]} passed, {counts[1]} failed, {counts[2]} skipped")
+        name = os.path.relpath(path, directory)
+        seen.add(os.path.splitext(name)[0])
+        print(f"  {name}: {counts[0]} passed, {counts[1]} failed, {counts[2]} skipped")
         totals = [a + b for a, b in zip(totals, counts)]
     missing = [name for name in expected if name not in seen]
     for name in missing:

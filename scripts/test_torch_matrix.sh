@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The torch-facing parts against every supported torch release: for each, a virtual environment
-# under .matrix/ with pip's torch (and the Triton it pins), a build of the libtorch adapter, the
+# with pip's torch (and the Triton it pins), kept outside the clone (scripts/lib/caches.sh), a build of the libtorch adapter, the
 # operators and the Python entry against it, then the CPU suites that load them (pytest: the
 # operators' registration, Meta kernels and errors, the Python entry, attention) and the loader's
 # test, which also loads the main build (made against requirements.txt's torch) under this torch:
@@ -8,18 +8,24 @@
 # non-zero when a row is not green. The operators are built per torch minor version: the table is
 # what each build passes.
 # TRITON_JIT_MATRIX_RESULTS=<dir> also writes each row's JUnit XML there (scripts/test.sh);
-# TRITON_JIT_MATRIX_PRUNE=1 removes each row's environment and build after it (about 7 GB a row).
+# TRITON_JIT_MATRIX_PRUNE=1 removes each row's build after it; TRITON_JIT_PREPARE_ONLY=1 makes the
+# environments and stops (scripts/test.sh fetches them while it compiles).
 #   bash scripts/test_torch_matrix.sh [version ...]     (default: every supported release)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TRITON_JIT_BUILD_DIR:-$root/build}
-matrix=${TRITON_JIT_MATRIX_DIR:-$root/.matrix}
+matrix=${TRITON_JIT_MATRIX_DIR:-$build/matrix}
+mkdir -p "$matrix"
 versions=("$@")
 [ ${#versions[@]} -eq 0 ] && versions=(2.9.1 2.10.0 2.11.0 2.12.1 2.13.0 2.14.1 2.15.0)
-python=$(bash "$root/scripts/build.sh" | tail -n 1) ||
-  { echo "build failed"; exit 1; }
+if [ "${TRITON_JIT_PREPARE_ONLY:-0}" = 1 ]; then
+  python=$(bash "$root/scripts/setup_env.sh" | tail -n 1) || exit 1
+else
+  python=$(bash "$root/scripts/build.sh" | tail -n 1) || { echo "build failed"; exit 1; }
+fi
+source "$root/scripts/lib/caches.sh"
 base=$("$python" -c "import sys; print(getattr(sys, '_base_executable', sys.executable))")
-pins=$(grep -E '^(pytest|numpy|pybind11)==' "$root/requirements.txt" | cut -d' ' -f1)
+pins=$(grep -E '^(pytest|pytest-xdist|numpy|pybind11)==' "$root/requirements.txt" | cut -d' ' -f1)
 suites=(tests/python/test_torch_versions.py tests/python/test_torch_ops.py tests/python/test_ops.py
         tests/python/test_python_entry.py tests/python/test_attention.py)
 
@@ -27,17 +33,18 @@ rows=()
 status=0
 for version in "${versions[@]}"; do
   started=$SECONDS
-  env_dir="$matrix/torch-$version"
+  fill_torch_venv() {
+    "$base" -m venv --without-pip "$1" && "$python" -m pip --python "$1/bin/python" install -q "torch==$version" $pins
+  }
+  env_dir=$(cached_venv "torch-$version" "$version $pins $("$base" -VV)" fill_torch_venv) ||
+    { rows+=("| $version | environment could not be made | | | | RED |"); status=1; continue; }
   env_python="$env_dir/bin/python"
-  if [ ! -x "$env_python" ] || [ "$("$env_python" -c "import torch; print(torch.__version__.split('+')[0])" 2>/dev/null)" != "$version" ]; then
-    rm -rf "$env_dir"
-    "$base" -m venv --without-pip "$env_dir" &&
-      "$python" -m pip --python "$env_python" install -q "torch==$version" $pins >&2 ||
-      { rows+=("| $version | environment could not be made | | | | RED |"); status=1; continue; }
-  fi
+  [ "${TRITON_JIT_PREPARE_ONLY:-0}" = 1 ] && continue
   about=$("$env_python" -c "import torch, triton; print(f'{torch.__version__} | {triton.__version__}')")
   log="$matrix/torch-$version.log"
-  row_build="$matrix/build-torch-$version"
+  # Beside the main build, at the same depth: its units that include no torch header hit the
+  # compiler cache with the main build's.
+  row_build="$build-torch-$version"
   if ! { cmake -S "$root" -B "$row_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$env_python" \
            -DTRITON_JIT_BUILD_BENCHMARKS=OFF ${TRITON_JIT_CMAKE_ARGS:-} &&
          cmake --build "$row_build" --target triton_jit_ops triton_jit_launch; } > "$log" 2>&1; then
@@ -47,7 +54,7 @@ for version in "${versions[@]}"; do
   fi
   results=${TRITON_JIT_MATRIX_RESULTS:-}
   pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$row_build" \
-    TRITON_JIT_OTHER_TORCH_BUILD="$build" "$env_python" -m pytest -q -rs -p no:cacheprovider \
+    TRITON_JIT_OTHER_TORCH_BUILD="$build" "$env_python" -m pytest -q -rs -p no:cacheprovider -n 2 \
     ${results:+--junitxml=$results/torch_matrix_${version}_pytest.xml} "${suites[@]}" 2>&1 | tee -a "$log" | tail -n 1)
   ok=green
   if ! grep -qE '^[0-9]+ passed' <<< "$pytest_line" || grep -qE 'failed|error' <<< "$pytest_line"; then
@@ -55,7 +62,7 @@ for version in "${versions[@]}"; do
     status=1
   fi
   rows+=("| $version | $about | built | $pytest_line ($((SECONDS - started)) s) | $ok |")
-  [ "${TRITON_JIT_MATRIX_PRUNE:-0}" = 1 ] && rm -rf "$env_dir" "$row_build"
+  [ "${TRITON_JIT_MATRIX_PRUNE:-0}" = 1 ] && rm -rf "$row_build"
 done
 echo "| torch | torch found | Triton it pins | adapter, operators, Python entry | CPU suites (pytest) | |"
 echo "|---|---|---|---|---|---|"

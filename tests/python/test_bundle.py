@@ -12,6 +12,10 @@ import pytest
 import cache_entries
 from conftest import BUILD, KERNELS, ROOT
 
+# These tests run CMake builds: one pytest-xdist worker takes them all, so that two builds never
+# share CI's two cores (scripts/test.sh).
+pytestmark = pytest.mark.xdist_group("build")
+
 AOT = os.path.join(BUILD, "bin", "triton_jit_aot")
 PROBE = os.path.join(BUILD, "bin", "cache_probe")
 CONSUMER = os.path.join(ROOT, "tests", "consumer")

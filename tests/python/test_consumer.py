@@ -11,6 +11,10 @@ import pytest
 
 from conftest import BUILD, ROOT
 
+# These tests run CMake builds: one pytest-xdist worker takes them all, so that two builds never
+# share CI's two cores (scripts/test.sh).
+pytestmark = pytest.mark.xdist_group("build")
+
 CONSUMER = os.path.join(ROOT, "tests", "consumer")
 ENV = dict(os.environ, TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="")
 
