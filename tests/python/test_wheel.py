@@ -6,6 +6,7 @@ manifest."""
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -13,6 +14,10 @@ import sysconfig
 import pytest
 
 from conftest import ROOT
+
+# The source tree to build: this repository, or the copy the packages were built from
+# (scripts/package.sh, as scripts/test.sh passes it).
+SOURCE = os.environ.get("TRITON_JIT_WHEEL_SOURCE", ROOT)
 
 pytestmark = pytest.mark.skipif(os.environ.get("TRITON_JIT_SKIP_PACKAGING") == "1",
                                 reason="the wheel build runs in CI (gpu_check.sh skips packaging)")
@@ -24,11 +29,24 @@ def run(*args, env=None, cwd=None):
     return result.stdout + result.stderr
 
 
+def distribution_flags():
+    """The compile flags of the Debian packages' build (packaging/debian/rules: dpkg-buildflags with
+    every hardening and reproducibility option, CPPFLAGS after CXXFLAGS as debhelper passes them),
+    where dpkg-buildflags exists. The wheel is then hardened as the packages are, and compiled as
+    they are: its units hit ccache from the packaging stage's build (scripts/test.sh)."""
+    if shutil.which("dpkg-buildflags") is None:
+        return {}
+    env = dict(os.environ, DEB_BUILD_MAINT_OPTIONS="hardening=+all reproducible=+all")
+    def get(name):
+        return run("dpkg-buildflags", "--get", name, env=env, cwd=SOURCE).strip()
+    return {"CXXFLAGS": f"{get('CXXFLAGS')} {get('CPPFLAGS')}", "LDFLAGS": get("LDFLAGS")}
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2))
-    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", out / "dist", ROOT, env=env)
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2), **distribution_flags())
+    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", out / "dist", SOURCE, env=env)
     wheels = glob.glob(str(out / "dist" / "triton_jit-*.whl"))
     assert len(wheels) == 1, wheels
     env_dir = out / "venv"
@@ -119,7 +137,7 @@ print("signature:", k.warmup(x, x, x, 64, BLOCK=64)["signature"])
 def test_the_wheel_records_no_build_paths_and_finds_its_environments_python(venv, tmp_path):
     package = run(venv, "-c", "import os, triton_jit; print(os.path.dirname(triton_jit.__file__))",
                   env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), cwd=tmp_path).strip().splitlines()[-1]
-    build_paths = [ROOT.encode(), os.path.dirname(os.path.dirname(sys.executable)).encode()]
+    build_paths = [ROOT.encode(), SOURCE.encode(), os.path.dirname(os.path.dirname(sys.executable)).encode()]
     binaries = [p for p in glob.glob(os.path.join(package, "**", "*"), recursive=True)
                 if os.path.isfile(p) and not os.path.islink(p) and open(p, "rb").read(4) == b"\x7fELF"]
     assert len(binaries) >= 5, binaries
