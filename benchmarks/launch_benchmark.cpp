@@ -11,13 +11,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <thread>
-#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <triton_jit/torch.h>
@@ -165,12 +165,13 @@ void BM_TritonJIT_Add_LaunchConfigForm(benchmark::State& state) {
 
 void BM_RawDriver_16Args(benchmark::State& state) {
   auto& in = inputs();
-  static RawKernel k = load_raw(kernel("add_many").warmup(one_block(nullptr), in.x, in.y, in.out, kN, 2, 3, 4, 5, 6,
-                                                          7, 8, 9, 10, 11, 12, 13, 1024));
+  static RawKernel k =
+      load_raw(kernel("add_many")
+                   .warmup(one_block(nullptr), in.x, in.y, in.out, kN, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1024));
   CUdeviceptr x = reinterpret_cast<CUdeviceptr>(in.x.data_ptr()), y = reinterpret_cast<CUdeviceptr>(in.y.data_ptr()),
               out = reinterpret_cast<CUdeviceptr>(in.out.data_ptr()), scratch = 0;
   int32_t n = kN, a[12] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-  void* params[] = {&x,    &y,    &out,  &n,     &a[0],  &a[1],  &a[2],   &a[3],   &a[4],
+  void* params[] = {&x,    &y,    &out,  &n,    &a[0], &a[1],  &a[2],  &a[3],    &a[4],
                     &a[5], &a[6], &a[7], &a[8], &a[9], &a[10], &a[11], &scratch, &scratch};
   raw_launch_loop(state, k, params);
 }
@@ -249,7 +250,7 @@ void paired_comparison() {
               out = reinterpret_cast<CUdeviceptr>(in.out.data_ptr()), scratch = 0;
   int32_t n = kN, a[12] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
   void* small_params[] = {&x, &y, &out, &n, &scratch, &scratch};
-  void* many_params[] = {&x,    &y,    &out,  &n,    &a[0], &a[1],  &a[2],   &a[3],    &a[4],
+  void* many_params[] = {&x,    &y,    &out,  &n,    &a[0], &a[1],  &a[2],  &a[3],    &a[4],
                          &a[5], &a[6], &a[7], &a[8], &a[9], &a[10], &a[11], &scratch, &scratch};
   CUlaunchConfig config{};
   config.gridDimX = config.gridDimY = config.gridDimZ = 1;
@@ -265,7 +266,8 @@ void paired_comparison() {
     double o = batch_ns([&] { small(c, in.x, in.y, in.out, kN, 1024); }, stream);
     double os = batch_ns([&] { small(stream, 1, 1, 1, 4, 3, in.x, in.y, in.out, kN, 1024); }, stream);
     double r16 = batch_ns([&] { raw(raw_many, many_params); }, stream);
-    double o16 = batch_ns([&] { many(c, in.x, in.y, in.out, kN, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1024); }, stream);
+    double o16 =
+        batch_ns([&] { many(c, in.x, in.y, in.out, kN, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1024); }, stream);
     raw2.push_back(r);
     ours2.push_back(o);
     ours2_stream.push_back(os);
@@ -391,7 +393,10 @@ void paired_threads(int threads) {
 
 void register_all() {
   auto with_stats = [](benchmark::internal::Benchmark* b) {
-    b->Repetitions(15)->ReportAggregatesOnly(true)->MinTime(0.2)->UseRealTime()
+    b->Repetitions(15)
+        ->ReportAggregatesOnly(true)
+        ->MinTime(0.2)
+        ->UseRealTime()
         ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
         ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
   };

@@ -27,9 +27,7 @@ struct Case {
   std::function<at::Tensor()> reference;
 };
 
-double tolerance(at::ScalarType dtype) {
-  return dtype == at::kFloat ? 1e-5 : dtype == at::kHalf ? 2e-3 : 1.6e-2;
-}
+double tolerance(at::ScalarType dtype) { return dtype == at::kFloat ? 1e-5 : dtype == at::kHalf ? 2e-3 : 1.6e-2; }
 
 double time_per_call_us(const std::function<at::Tensor()>& fn) {
   for (int i = 0; i < 10; ++i) fn();
@@ -53,8 +51,8 @@ int run_on_gpu() {
     at::Tensor strided = at::randn({1024, 512}, options(dtype)).t();
     cases.push_back({"add", "512x1024 + 1024", dtype, [=] { return triton_jit::ops::add(a, row); },
                      [=] { return at::add(a, row); }});
-    cases.push_back({"add", fmt::format("512x1024 + 512x1 (fp32)"), dtype,
-                     [=] { return triton_jit::ops::add(a, col); }, [=] { return at::add(a, col); }});
+    cases.push_back({"add", fmt::format("512x1024 + 512x1 (fp32)"), dtype, [=] { return triton_jit::ops::add(a, col); },
+                     [=] { return at::add(a, col); }});
     cases.push_back({"add", "strided 512x1024 + 512x1024", dtype, [=] { return triton_jit::ops::add(strided, a); },
                      [=] { return at::add(strided, a); }});
     cases.push_back({"add", "512x1024 + 2.5", dtype, [=] { return triton_jit::ops::add(a, c10::Scalar(2.5)); },
@@ -67,12 +65,13 @@ int run_on_gpu() {
     at::Tensor b = at::randn({1024, 768}, options(dtype)) / 32;
     cases.push_back({"softmax", "512x1024, dim=-1", dtype, [=] { return triton_jit::ops::softmax(a, -1); },
                      [=] { return at::softmax(a, -1); }});
-    cases.push_back({"rms_norm", "512x1024, weight", dtype, [=] { return triton_jit::ops::rms_norm(a, {1024}, w, 1e-6); },
+    cases.push_back({"rms_norm", "512x1024, weight", dtype,
+                     [=] { return triton_jit::ops::rms_norm(a, {1024}, w, 1e-6); },
                      [=] { return at::rms_norm(a, {1024}, w, 1e-6); }});
     cases.push_back({"silu_and_mul", "512x1024 -> 512x512", dtype, [=] { return triton_jit::ops::silu_and_mul(a); },
                      [=] { return at::silu(a.narrow(1, 0, 512)) * a.narrow(1, 512, 512); }});
-    cases.push_back({"mm", "512x1024 @ 1024x768", dtype, [=] { return triton_jit::ops::mm(a, b); },
-                     [=] { return at::mm(a, b); }});
+    cases.push_back(
+        {"mm", "512x1024 @ 1024x768", dtype, [=] { return triton_jit::ops::mm(a, b); }, [=] { return at::mm(a, b); }});
     (void)name;
   }
   int failures = 0;

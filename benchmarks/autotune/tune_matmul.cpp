@@ -43,10 +43,11 @@ int main(int argc, char** argv) {
                                       c.stride(0), c.stride(1));
       auto want = at::matmul(a.to(at::kFloat), b.to(at::kFloat));
       const double error = ((c.to(at::kFloat) - want).norm() / want.norm()).item<double>();
-      std::printf("{\"dtype\": \"%s\", \"M\": %ld, \"N\": %ld, \"K\": %ld, \"config\": %d, \"ms\": %.5f, "
-                  "\"first_call_s\": %.3f, \"rel_error\": %.2e}\n",
-                  dtype == at::kHalf ? "float16" : "bfloat16", m, n, kk, choice ? choice->config : -1,
-                  choice ? choice->milliseconds : 0.0, seconds, error);
+      std::printf(
+          "{\"dtype\": \"%s\", \"M\": %ld, \"N\": %ld, \"K\": %ld, \"config\": %d, \"ms\": %.5f, "
+          "\"first_call_s\": %.3f, \"rel_error\": %.2e}\n",
+          dtype == at::kHalf ? "float16" : "bfloat16", m, n, kk, choice ? choice->config : -1,
+          choice ? choice->milliseconds : 0.0, seconds, error);
       std::fflush(stdout);
     }
   }

@@ -38,7 +38,8 @@ bool mapped(const char* needle) {
   std::FILE* maps = std::fopen("/proc/self/maps", "r");
   char line[4096];
   bool found = false;
-  while (maps != nullptr && !found && std::fgets(line, sizeof(line), maps) != nullptr) found = std::strstr(line, needle);
+  while (maps != nullptr && !found && std::fgets(line, sizeof(line), maps) != nullptr)
+    found = std::strstr(line, needle);
   if (maps != nullptr) std::fclose(maps);
   return found;
 }
@@ -52,10 +53,12 @@ int main(int argc, char** argv) {
     std::printf("{\"error\": \"needs a GPU and a kernel path\"}\n");
     return 1;
   }
-  Driver d{symbol<decltype(Driver::init)>(lib, "cuInit"), symbol<decltype(Driver::device_get)>(lib, "cuDeviceGet"),
+  Driver d{symbol<decltype(Driver::init)>(lib, "cuInit"),
+           symbol<decltype(Driver::device_get)>(lib, "cuDeviceGet"),
            symbol<decltype(Driver::retain)>(lib, "cuDevicePrimaryCtxRetain"),
            symbol<decltype(Driver::set_current)>(lib, "cuCtxSetCurrent"),
-           symbol<decltype(Driver::alloc)>(lib, "cuMemAlloc_v2"), symbol<decltype(Driver::to_device)>(lib, "cuMemcpyHtoD_v2"),
+           symbol<decltype(Driver::alloc)>(lib, "cuMemAlloc_v2"),
+           symbol<decltype(Driver::to_device)>(lib, "cuMemcpyHtoD_v2"),
            symbol<decltype(Driver::to_host)>(lib, "cuMemcpyDtoH_v2"),
            symbol<decltype(Driver::synchronize)>(lib, "cuCtxSynchronize")};
   CUdevice device;
@@ -87,8 +90,9 @@ int main(int argc, char** argv) {
   d.to_host(result.data(), out, kN * sizeof(float));
   bool correct = true;
   for (int i = 0; i < kN; ++i) correct = correct && result[i] == 2.0f * static_cast<float>(i);
-  std::printf("{\"context_ms\": %.1f, \"first_launch_ms\": %.1f, \"correct\": %s, \"libpython\": %s, \"compiles\": %llu}\n",
-              context_ms, first_launch_ms, correct ? "true" : "false", mapped("libpython") ? "true" : "false",
-              static_cast<unsigned long long>(scale.stats().compiles));
+  std::printf(
+      "{\"context_ms\": %.1f, \"first_launch_ms\": %.1f, \"correct\": %s, \"libpython\": %s, \"compiles\": %llu}\n",
+      context_ms, first_launch_ms, correct ? "true" : "false", mapped("libpython") ? "true" : "false",
+      static_cast<unsigned long long>(scale.stats().compiles));
   return correct ? 0 : 1;
 }

@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
   int sms = 0;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   const Matmul matmul{triton_jit::TritonJITFunction::get_instance(argv[1], "matmul_tma_persistent"), sms};
-  const int64_t shapes[][3] = {{512, 512, 512}, {1024, 1024, 1024}, {4096, 4096, 4096}, {8192, 8192, 8192},
-                               {1000, 1008, 1024}};
+  const int64_t shapes[][3] = {
+      {512, 512, 512}, {1024, 1024, 1024}, {4096, 4096, 4096}, {8192, 8192, 8192}, {1000, 1008, 1024}};
   for (auto dtype : {at::kHalf, at::kBFloat16}) {
     for (const auto& s : shapes) {
       at::manual_seed(0);
@@ -81,13 +81,15 @@ int main(int argc, char** argv) {
         c10::cuda::device_synchronize();
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < 50; ++i) matmul(a, b, c);
-        host_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 50);
+        host_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+                          50);
       }
       std::sort(host_us.begin(), host_us.end());
       c10::cuda::device_synchronize();
-      std::printf("{\"dtype\": \"%s\", \"M\": %ld, \"N\": %ld, \"K\": %ld, \"ms\": %.5f, \"host_us\": %.2f, "
-                  "\"rel_error\": %.2e}\n",
-                  dtype == at::kHalf ? "float16" : "bfloat16", s[0], s[1], s[2], per_launch[2], host_us[2], error);
+      std::printf(
+          "{\"dtype\": \"%s\", \"M\": %ld, \"N\": %ld, \"K\": %ld, \"ms\": %.5f, \"host_us\": %.2f, "
+          "\"rel_error\": %.2e}\n",
+          dtype == at::kHalf ? "float16" : "bfloat16", s[0], s[1], s[2], per_launch[2], host_us[2], error);
       std::fflush(stdout);
     }
   }

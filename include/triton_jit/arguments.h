@@ -19,17 +19,17 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <concepts>
-#include <initializer_list>
 #include <cstddef>
 #include <cstdint>
-#include <array>
+#include <initializer_list>
 #include <optional>
-#include <tuple>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "triton_jit/export.h"
@@ -150,9 +150,7 @@ struct ArgTraits<std::nullptr_t> {
 
 template <class T>
 struct ArgTraits<std::optional<T>> {
-  static ArgSlot to_slot(const std::optional<T>& v) {
-    return v ? ArgTraits<std::decay_t<T>>::to_slot(*v) : ArgSlot{};
-  }
+  static ArgSlot to_slot(const std::optional<T>& v) { return v ? ArgTraits<std::decay_t<T>>::to_slot(*v) : ArgSlot{}; }
 };
 
 // Strings are accepted for constexpr parameters. The slot points into the caller's string,
@@ -218,20 +216,21 @@ struct ArgTraits<DevicePointer> {
 // The object must outlive the call that takes it (ArgumentBuilder keeps a pointer to it).
 struct TensorDescriptor {
   static constexpr int kMaxRank = 5;
-  const void* base = nullptr;     // 16-byte aligned device memory
+  const void* base = nullptr;  // 16-byte aligned device memory
   DType dtype = DType::kInvalid;
   int16_t device = kUnknownDevice;
-  int rank = 0;                   // 1 to 5
+  int rank = 0;                                 // 1 to 5
   std::array<int64_t, kMaxRank> shape{};        // elements, outermost first
   std::array<int64_t, kMaxRank> strides{};      // elements; the last is 1, the others 16-byte multiples
   std::array<int32_t, kMaxRank> block_shape{};  // powers of two
-  bool nan_padding = false;       // padding="nan": out-of-bounds loads read NaN (floating point only)
-  bool round_f32_to_tf32 = false;  // fp32 read as tf32 by the tensor map (Triton 3.8 and newer)
+  bool nan_padding = false;                     // padding="nan": out-of-bounds loads read NaN (floating point only)
+  bool round_f32_to_tf32 = false;               // fp32 read as tf32 by the tensor map (Triton 3.8 and newer)
 };
 // Checked when a kernel takes it; shape, strides and block_shape must have one size, 1 to 5.
 inline TensorDescriptor tensor_descriptor(const void* base, DType dtype, int device,
                                           std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides,
-                                          std::initializer_list<int32_t> block_shape, bool nan_padding = false) noexcept {
+                                          std::initializer_list<int32_t> block_shape,
+                                          bool nan_padding = false) noexcept {
   TensorDescriptor d;
   d.base = base;
   d.dtype = dtype;
@@ -272,13 +271,22 @@ constexpr Fixed<T> fixed(T value) noexcept {
 
 template <class T>
 constexpr DType dtype_of() noexcept {
-  if constexpr (std::is_same_v<T, bool>) return DType::kBool;
-  else if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
-  else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
+  if constexpr (std::is_same_v<T, bool>)
+    return DType::kBool;
+  else if constexpr (std::is_same_v<T, float>)
+    return DType::kFloat32;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::kFloat64;
   else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-    return sizeof(T) == 1 ? DType::kInt8 : sizeof(T) == 2 ? DType::kInt16 : sizeof(T) == 4 ? DType::kInt32 : DType::kInt64;
+    return sizeof(T) == 1   ? DType::kInt8
+           : sizeof(T) == 2 ? DType::kInt16
+           : sizeof(T) == 4 ? DType::kInt32
+                            : DType::kInt64;
   } else if constexpr (std::is_integral_v<T>) {
-    return sizeof(T) == 1 ? DType::kUInt8 : sizeof(T) == 2 ? DType::kUInt16 : sizeof(T) == 4 ? DType::kUInt32 : DType::kUInt64;
+    return sizeof(T) == 1   ? DType::kUInt8
+           : sizeof(T) == 2 ? DType::kUInt16
+           : sizeof(T) == 4 ? DType::kUInt32
+                            : DType::kUInt64;
   } else {
     return DType::kInvalid;
   }
@@ -321,7 +329,8 @@ inline constexpr bool is_tuple_like_v = IsTupleLike<std::decay_t<T>>::value;
 template <class T>
 struct SlotCount : std::integral_constant<std::size_t, 1> {};
 template <class... Ts>
-struct SlotCount<std::tuple<Ts...>> : std::integral_constant<std::size_t, (1 + ... + SlotCount<std::decay_t<Ts>>::value)> {};
+struct SlotCount<std::tuple<Ts...>>
+    : std::integral_constant<std::size_t, (1 + ... + SlotCount<std::decay_t<Ts>>::value)> {};
 template <class A, class B>
 struct SlotCount<std::pair<A, B>>
     : std::integral_constant<std::size_t, 1 + SlotCount<std::decay_t<A>>::value + SlotCount<std::decay_t<B>>::value> {};

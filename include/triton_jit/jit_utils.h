@@ -58,13 +58,17 @@ struct triton_type {};
 template <class T>
 struct triton_type<T, std::enable_if_t<std::is_arithmetic_v<std::remove_cvref_t<T>>>> {
   using U = std::remove_cvref_t<T>;
-  static constexpr const char* name = std::is_same_v<U, bool>      ? "i1"
-                                      : std::is_same_v<U, float>   ? "fp32"
-                                      : std::is_same_v<U, double>  ? "fp64"
-                                      : std::is_signed_v<U>        ? (sizeof(U) == 8 ? "i64" : sizeof(U) == 4 ? "i32"
-                                                                      : sizeof(U) == 2 ? "i16" : "i8")
-                                                                   : (sizeof(U) == 8 ? "u64" : sizeof(U) == 4 ? "u32"
-                                                                      : sizeof(U) == 2 ? "u16" : "u8");
+  static constexpr const char* name = std::is_same_v<U, bool>     ? "i1"
+                                      : std::is_same_v<U, float>  ? "fp32"
+                                      : std::is_same_v<U, double> ? "fp64"
+                                      : std::is_signed_v<U>       ? (sizeof(U) == 8   ? "i64"
+                                                                     : sizeof(U) == 4 ? "i32"
+                                                                     : sizeof(U) == 2 ? "i16"
+                                                                                      : "i8")
+                                                                  : (sizeof(U) == 8   ? "u64"
+                                                                     : sizeof(U) == 4 ? "u32"
+                                                                     : sizeof(U) == 2 ? "u16"
+                                                                                      : "u8");
 };
 
 }  // namespace triton_jit
@@ -80,22 +84,38 @@ namespace triton_jit {
 // std::invalid_argument for a dtype Triton does not take.
 inline const char* to_triton_typename(c10::ScalarType type) {
   switch (type) {
-    case c10::ScalarType::Bool: return "i1";
-    case c10::ScalarType::Char: return "i8";
-    case c10::ScalarType::Short: return "i16";
-    case c10::ScalarType::Int: return "i32";
-    case c10::ScalarType::Long: return "i64";
-    case c10::ScalarType::Byte: return "u8";
-    case c10::ScalarType::UInt16: return "u16";
-    case c10::ScalarType::UInt32: return "u32";
-    case c10::ScalarType::UInt64: return "u64";
-    case c10::ScalarType::Half: return "fp16";
-    case c10::ScalarType::BFloat16: return "bf16";
-    case c10::ScalarType::Float: return "fp32";
-    case c10::ScalarType::Double: return "fp64";
-    case c10::ScalarType::Float8_e4m3fn: return "fp8e4nv";
-    case c10::ScalarType::Float8_e5m2: return "fp8e5";
-    default: throw std::invalid_argument(std::string("to_triton_typename: Triton takes no ") + c10::toString(type));
+    case c10::ScalarType::Bool:
+      return "i1";
+    case c10::ScalarType::Char:
+      return "i8";
+    case c10::ScalarType::Short:
+      return "i16";
+    case c10::ScalarType::Int:
+      return "i32";
+    case c10::ScalarType::Long:
+      return "i64";
+    case c10::ScalarType::Byte:
+      return "u8";
+    case c10::ScalarType::UInt16:
+      return "u16";
+    case c10::ScalarType::UInt32:
+      return "u32";
+    case c10::ScalarType::UInt64:
+      return "u64";
+    case c10::ScalarType::Half:
+      return "fp16";
+    case c10::ScalarType::BFloat16:
+      return "bf16";
+    case c10::ScalarType::Float:
+      return "fp32";
+    case c10::ScalarType::Double:
+      return "fp64";
+    case c10::ScalarType::Float8_e4m3fn:
+      return "fp8e4nv";
+    case c10::ScalarType::Float8_e5m2:
+      return "fp8e5";
+    default:
+      throw std::invalid_argument(std::string("to_triton_typename: Triton takes no ") + c10::toString(type));
   }
 }
 

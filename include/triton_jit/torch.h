@@ -32,24 +32,42 @@ namespace torch_adapter {
 // The Triton dtype of a torch dtype, or DType::kInvalid when Triton does not accept it.
 constexpr DType to_dtype(c10::ScalarType t) noexcept {
   switch (t) {
-    case c10::ScalarType::Bool: return DType::kBool;
-    case c10::ScalarType::Char: return DType::kInt8;
-    case c10::ScalarType::Short: return DType::kInt16;
-    case c10::ScalarType::Int: return DType::kInt32;
-    case c10::ScalarType::Long: return DType::kInt64;
-    case c10::ScalarType::Byte: return DType::kUInt8;
-    case c10::ScalarType::UInt16: return DType::kUInt16;
-    case c10::ScalarType::UInt32: return DType::kUInt32;
-    case c10::ScalarType::UInt64: return DType::kUInt64;
-    case c10::ScalarType::Half: return DType::kFloat16;
-    case c10::ScalarType::BFloat16: return DType::kBFloat16;
-    case c10::ScalarType::Float: return DType::kFloat32;
-    case c10::ScalarType::Double: return DType::kFloat64;
-    case c10::ScalarType::Float8_e4m3fn: return DType::kFloat8E4M3FN;
-    case c10::ScalarType::Float8_e5m2: return DType::kFloat8E5M2;
-    case c10::ScalarType::Float8_e4m3fnuz: return DType::kFloat8E4M3FNUZ;
-    case c10::ScalarType::Float8_e5m2fnuz: return DType::kFloat8E5M2FNUZ;
-    default: return DType::kInvalid;
+    case c10::ScalarType::Bool:
+      return DType::kBool;
+    case c10::ScalarType::Char:
+      return DType::kInt8;
+    case c10::ScalarType::Short:
+      return DType::kInt16;
+    case c10::ScalarType::Int:
+      return DType::kInt32;
+    case c10::ScalarType::Long:
+      return DType::kInt64;
+    case c10::ScalarType::Byte:
+      return DType::kUInt8;
+    case c10::ScalarType::UInt16:
+      return DType::kUInt16;
+    case c10::ScalarType::UInt32:
+      return DType::kUInt32;
+    case c10::ScalarType::UInt64:
+      return DType::kUInt64;
+    case c10::ScalarType::Half:
+      return DType::kFloat16;
+    case c10::ScalarType::BFloat16:
+      return DType::kBFloat16;
+    case c10::ScalarType::Float:
+      return DType::kFloat32;
+    case c10::ScalarType::Double:
+      return DType::kFloat64;
+    case c10::ScalarType::Float8_e4m3fn:
+      return DType::kFloat8E4M3FN;
+    case c10::ScalarType::Float8_e5m2:
+      return DType::kFloat8E5M2;
+    case c10::ScalarType::Float8_e4m3fnuz:
+      return DType::kFloat8E4M3FNUZ;
+    case c10::ScalarType::Float8_e5m2fnuz:
+      return DType::kFloat8E5M2FNUZ;
+    default:
+      return DType::kInvalid;
   }
 }
 
@@ -103,9 +121,7 @@ struct ArgTraits<at::Tensor> {
     s.value.p = t.data_ptr();
     s.extent = t.is_contiguous() ? static_cast<uint64_t>(t.nbytes()) : strided_extent(t);
     const c10::Device device = t.device();
-    s.device = device.is_cuda() ? static_cast<int16_t>(device.index())
-               : device.is_cpu() ? kHostDevice
-                                 : kOtherDevice;
+    s.device = device.is_cuda() ? static_cast<int16_t>(device.index()) : device.is_cpu() ? kHostDevice : kOtherDevice;
     return s;
   }
 };

@@ -37,8 +37,8 @@ struct PointwiseView {
   int64_t numel = 0;
   std::array<int64_t, 4> sizes{1, 1, 1, 1};
   std::array<std::array<int64_t, 4>, 3> strides{};  // per input, 0 where broadcast
-  bool contiguous = true;  // every input is read at the walk's own index
-  bool index64 = false;    // an index or offset passes 2^31
+  bool contiguous = true;                           // every input is read at the walk's own index
+  bool index64 = false;                             // an index or offset passes 2^31
 };
 // std::nullopt when more than four dims remain (the caller makes its inputs contiguous).
 std::optional<PointwiseView> pointwise_view(const at::Tensor& out, Operands inputs);

@@ -4,8 +4,8 @@
 // errors), so that ops::enable() can route ATen's own calls here.
 #pragma once
 
-#include <ATen/core/Tensor.h>
 #include <ATen/core/IListRef.h>
+#include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 #include <c10/util/OptionalArrayRef.h>
 
@@ -75,7 +75,8 @@ at::Tensor log_softmax(const at::Tensor& self, int64_t dim, std::optional<at::Sc
 // ---- norms -------------------------------------------------------------------------------------
 // (the _symint forms take symbolic sizes, as the Meta kernels must)
 at::Tensor layer_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
-                             const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias, double eps);
+                             const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+                             double eps);
 at::Tensor rms_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
                            const std::optional<at::Tensor>& weight, std::optional<double> eps);
 inline at::Tensor layer_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,
@@ -134,7 +135,7 @@ void reshape_and_cache(const at::Tensor& key, const at::Tensor& value, const at:
 // disable(). Throws ValueError naming an op that has no stand-in; standing_in() lists them all.
 void enable(const std::vector<std::string>& aten_ops);
 void disable();
-std::vector<std::string> standing_in();       // the ops enable() accepts
+std::vector<std::string> standing_in();        // the ops enable() accepts
 std::vector<std::string> enabled_stand_ins();  // the ops routed now
 
 // An enabled stand-in whose kernel is slower than ATen's for some shapes sends those calls back to

@@ -46,10 +46,11 @@ at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at
   constexpr const char* op = "rotary_embedding";
   TORCH_CHECK(x.dim() >= 3, op, ": x must be [..., tokens, heads, head_dim], got ", x.dim(), " dims");
   TORCH_CHECK(cos.dim() == 2 && sin.dim() == 2 && cos.sym_sizes().equals(sin.sym_sizes()), op,
-              ": cos and sin must be [max_position, rotary_dim / 2] and of one shape, got ", to_text(cos.sym_sizes()), " and ",
-              to_text(sin.sym_sizes()));
+              ": cos and sin must be [max_position, rotary_dim / 2] and of one shape, got ", to_text(cos.sym_sizes()),
+              " and ", to_text(sin.sym_sizes()));
   const c10::SymInt rotary = cos.sym_size(1) * 2;
-  TORCH_CHECK(rotary <= x.sym_size(-1), op, ": rotary_dim ", to_text(rotary), " is more than head_dim ", to_text(x.sym_size(-1)));
+  TORCH_CHECK(rotary <= x.sym_size(-1), op, ": rotary_dim ", to_text(rotary), " is more than head_dim ",
+              to_text(x.sym_size(-1)));
   const bool has_positions = positions.has_value() && positions->defined();
   if (has_positions) {
     TORCH_CHECK(positions->scalar_type() == at::kLong || positions->scalar_type() == at::kInt, op,

@@ -19,13 +19,15 @@ std::string shape_text(c10::SymIntArrayRef shape) { return to_text(shape); }
 c10::SymInt check_normalized(const char* op, const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
                              const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias) {
   const int64_t normalized_ndim = static_cast<int64_t>(normalized_shape.size());
-  TORCH_CHECK(normalized_ndim >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
-              "least one element, but got normalized_shape = ", shape_text(normalized_shape));
+  TORCH_CHECK(normalized_ndim >= 1,
+              "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+              "least one element, but got normalized_shape = ",
+              shape_text(normalized_shape));
   for (const auto* t : {&weight, &bias}) {
     if (t->has_value() && (*t)->defined()) {
       TORCH_CHECK((*t)->sym_sizes().equals(normalized_shape), "Expected ", t == &weight ? "weight" : "bias",
-                  " to be of same shape as normalized_shape, but got ", t == &weight ? "weight" : "bias",
-                  " of shape ", shape_text((*t)->sym_sizes()), " and normalized_shape = ", shape_text(normalized_shape));
+                  " to be of same shape as normalized_shape, but got ", t == &weight ? "weight" : "bias", " of shape ",
+                  shape_text((*t)->sym_sizes()), " and normalized_shape = ", shape_text(normalized_shape));
     }
   }
   const int64_t input_ndim = input.dim();
@@ -33,13 +35,14 @@ c10::SymInt check_normalized(const char* op, const at::Tensor& input, c10::SymIn
   for (int64_t i = 0; matches && i < normalized_ndim; ++i) {
     matches = input.sym_size(input_ndim - normalized_ndim + i) == normalized_shape[i];
   }
-  TORCH_CHECK(matches, "Given normalized_shape=", shape_text(normalized_shape), ", expected input with shape [*",
-              [&] {
-                std::string s;
-                for (const auto& d : normalized_shape) s += ", " + to_text(d);
-                return s;
-              }(),
-              "], but got input of size", shape_text(input.sym_sizes()));
+  TORCH_CHECK(
+      matches, "Given normalized_shape=", shape_text(normalized_shape), ", expected input with shape [*",
+      [&] {
+        std::string s;
+        for (const auto& d : normalized_shape) s += ", " + to_text(d);
+        return s;
+      }(),
+      "], but got input of size", shape_text(input.sym_sizes()));
   (void)op;
   c10::SymInt n = 1;
   for (const auto& d : normalized_shape) n = n * d;
@@ -69,16 +72,19 @@ void run_norm(const at::Tensor& x, const at::Tensor* residual, const at::Tensor*
 void check_same_device(const char* op, const at::Tensor& input, std::initializer_list<const at::Tensor*> others) {
   for (const at::Tensor* t : others) {
     if (t == nullptr) continue;
-    TORCH_CHECK(t->device() == input.device(), op, ": expected all tensors to be on the same device, but found at "
-                "least two devices, ", input.device(), " and ", t->device(), "!");
+    TORCH_CHECK(t->device() == input.device(), op,
+                ": expected all tensors to be on the same device, but found at "
+                "least two devices, ",
+                input.device(), " and ", t->device(), "!");
   }
   TORCH_CHECK(input.is_cuda() || input.is_meta(), op, ": expected CUDA tensors, got ", input.device());
 }
 
 }  // namespace
 
-at::Tensor layer_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape, const std::optional<at::Tensor>& weight,
-                      const std::optional<at::Tensor>& bias, double eps) {
+at::Tensor layer_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
+                             const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+                             double eps) {
   const c10::SymInt n = check_normalized("LayerNormKernelImpl", input, normalized_shape, weight, bias);
   at::Tensor out = at::empty_symint(input.sym_sizes(), input.options());
   check_dtype_supported(at::isFloatingType(input.scalar_type()), "LayerNormKernelImpl", input.scalar_type(), out);
@@ -88,14 +94,14 @@ at::Tensor layer_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normal
   return out;
 }
 
-at::Tensor rms_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape, const std::optional<at::Tensor>& weight,
-                    std::optional<double> eps) {
+at::Tensor rms_norm_symint(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
+                           const std::optional<at::Tensor>& weight, std::optional<double> eps) {
   const c10::SymInt n = check_normalized("rms_norm", input, normalized_shape, weight, std::nullopt);
   at::Tensor out = at::empty_symint(input.sym_sizes(), input.options());
   check_dtype_supported(at::isFloatingType(input.scalar_type()), "rms_norm", input.scalar_type(), out);
   if (out.is_meta() || out.numel() == 0) return out;
   check_same_device("rms_norm", input, {defined(weight)});
-  const double e = eps ? *eps
+  const double e = eps                                  ? *eps
                    : input.scalar_type() == at::kDouble ? std::numeric_limits<double>::epsilon()
                                                         : std::numeric_limits<float>::epsilon();
   run_norm(input.contiguous(), nullptr, nullptr, defined(weight), nullptr, out, n.expect_int(), e, true);

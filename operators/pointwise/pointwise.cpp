@@ -79,7 +79,8 @@ Walk walk(const at::Tensor& out, std::initializer_list<at::Tensor> inputs) {
 template <class S>
 void add_walk(S& slots, const PointwiseView& v, std::size_t inputs) {
   slots.add(v.numel).add_all(v.sizes[1], v.sizes[2], v.sizes[3]);
-  for (std::size_t i = 0; i < inputs; ++i) slots.add_all(v.strides[i][0], v.strides[i][1], v.strides[i][2], v.strides[i][3]);
+  for (std::size_t i = 0; i < inputs; ++i)
+    slots.add_all(v.strides[i][0], v.strides[i][1], v.strides[i][2], v.strides[i][3]);
 }
 
 void run_unary(const char* op, const at::Tensor& x, const at::Tensor& out) {
@@ -177,8 +178,7 @@ at::Tensor binary(const char* name, const char* op, const at::Tensor& self, cons
   return out;
 }
 
-at::Tensor unary(const char* name, const char* op, const at::Tensor& self, at::ScalarType dtype,
-                 Support support = {}) {
+at::Tensor unary(const char* name, const char* op, const at::Tensor& self, at::ScalarType dtype, Support support = {}) {
   at::Tensor out = empty_pointwise({&self}, dtype);
   check_dtype_supported(support.supported, support.kernel, self.scalar_type());
   if (is_meta(out)) return out;
@@ -302,9 +302,7 @@ at::Tensor neg(const at::Tensor& self) {
               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   return unary("neg", "neg", self, self.scalar_type());
 }
-at::Tensor abs(const at::Tensor& self) {
-  return unary("abs", "abs", self, self.scalar_type());
-}
+at::Tensor abs(const at::Tensor& self) { return unary("abs", "abs", self, self.scalar_type()); }
 at::Tensor exp(const at::Tensor& self) { return unary("exp", "exp", self, float_result(self)); }
 at::Tensor log(const at::Tensor& self) { return unary("log", "log", self, float_result(self)); }
 at::Tensor sqrt(const at::Tensor& self) { return unary("sqrt", "sqrt", self, float_result(self)); }

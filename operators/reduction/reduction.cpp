@@ -52,7 +52,10 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
                     const at::Tensor& oi, int64_t n, int64_t chunk_n, int64_t split_count, bool partial, double div) {
     const int warps = long_rows || (rows ? block_m * block_n : block_n * block_k) >= 4096 ? 8 : 4;
     Slots<20> s;
-    s.add(in).add(partial ? idx_in : at::Tensor()).add(o.defined() ? o : at::Tensor()).add(oi.defined() ? oi : at::Tensor());
+    s.add(in)
+        .add(partial ? idx_in : at::Tensor())
+        .add(o.defined() ? o : at::Tensor())
+        .add(oi.defined() ? oi : at::Tensor());
     if (rows) {
       s.add_all(v.m, n, chunk_n);
     } else {
@@ -70,8 +73,9 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
                                           static_cast<unsigned>(split_count), 1, warps));
     } else {
       s.add_all(block_n, block_k, index64);
-      s.launch(middle_kernel, launch_config(v.input, static_cast<unsigned>(v.m), static_cast<unsigned>(cdiv(v.k, block_k)),
-                                            static_cast<unsigned>(split_count), warps));
+      s.launch(middle_kernel,
+               launch_config(v.input, static_cast<unsigned>(v.m), static_cast<unsigned>(cdiv(v.k, block_k)),
+                             static_cast<unsigned>(split_count), warps));
     }
   };
   if (splits == 1) {
@@ -81,12 +85,13 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
   // First launch: each split's partial result; second: those reduced.
   // amax carries no indices: its partial maxima are reduced by a plain amax over them
   const bool indexed = max_like && name != "amax";
-  const at::ScalarType partial_type = max_like ? v.input.scalar_type()
+  const at::ScalarType partial_type = max_like                          ? v.input.scalar_type()
                                       : std::string_view(acc) == "fp64" ? at::kDouble
                                       : std::string_view(acc) == "i64"  ? at::kLong
                                                                         : at::kFloat;
   const at::Tensor partial = at::empty({v.m, splits, v.k}, v.input.options().dtype(partial_type));
-  const at::Tensor partial_idx = indexed ? at::empty({v.m, splits, v.k}, v.input.options().dtype(at::kLong)) : at::Tensor();
+  const at::Tensor partial_idx =
+      indexed ? at::empty({v.m, splits, v.k}, v.input.options().dtype(at::kLong)) : at::Tensor();
   const char* first = name == "amax" ? "amax" : max_like ? (name == "min" ? "min" : "max") : "sum";
   launch(first, v.input, at::Tensor(), partial, partial_idx, v.n, chunk, splits, false, 1.0);
   ReductionView second{partial, v.m, splits, v.k};
@@ -95,7 +100,9 @@ void run_reduce(const char* op, const ReductionView& v, const at::Tensor& out, c
     Slots<20> s;
     const int64_t bn = std::min<int64_t>(next_power_of_2(splits), 1024);
     const int64_t bm = std::clamp<int64_t>(4096 / bn, 1, next_power_of_2(v.m));
-    s.add(partial).add(indexed ? partial_idx : at::Tensor()).add(name == "argmax" ? at::Tensor() : out)
+    s.add(partial)
+        .add(indexed ? partial_idx : at::Tensor())
+        .add(name == "argmax" ? at::Tensor() : out)
         .add(indices.defined() ? indices : at::Tensor());
     s.add_all(v.m, splits, splits);
     if (std::string_view(acc) == "fp64") {
@@ -120,7 +127,8 @@ const char* accumulator(at::ScalarType in, at::ScalarType out) {
 // ATen's check that a max-like reduction has something to reduce.
 void check_nonempty(const at::Tensor& self, uint64_t mask, at::OptionalIntArrayRef dim, const char* op) {
   if (!dim.has_value() || dim->empty()) {
-    TORCH_CHECK_INDEX(self.numel() != 0, op, ": Expected reduction dim to be specified for input.numel() == 0. "
+    TORCH_CHECK_INDEX(self.numel() != 0, op,
+                      ": Expected reduction dim to be specified for input.numel() == 0. "
                       "Specify the reduction dim with the 'dim' argument.");
     return;
   }
@@ -141,13 +149,12 @@ at::Tensor reduce_values(const char* op, const at::Tensor& self, at::OptionalInt
   if (v.n == 0) {  // sum of nothing: 0; mean: 0 / 0
     return std::string_view(op) == "mean" ? out.fill_(std::numeric_limits<double>::quiet_NaN()) : out.zero_();
   }
-  run_reduce(op, v, out, at::Tensor(), accumulator(self.scalar_type(), out_dtype),
-             static_cast<double>(v.n));
+  run_reduce(op, v, out, at::Tensor(), accumulator(self.scalar_type(), out_dtype), static_cast<double>(v.n));
   return out;
 }
 
 std::tuple<at::Tensor, at::Tensor> reduce_with_indices(const char* op, const at::Tensor& self, int64_t dim,
-                                                        bool keepdim) {
+                                                       bool keepdim) {
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim());
   const uint64_t mask = self.dim() == 0 ? 1 : uint64_t{1} << wrapped;
   TORCH_CHECK_INDEX(self.dim() == 0 || self.sym_size(wrapped) != 0, op, "(): Expected reduction dim ", dim,
@@ -162,14 +169,15 @@ std::tuple<at::Tensor, at::Tensor> reduce_with_indices(const char* op, const at:
 }  // namespace
 
 at::Tensor sum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype) {
-  const at::ScalarType out = dtype ? *dtype
+  const at::ScalarType out = dtype                                                          ? *dtype
                              : at::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? at::kLong
-                                                                                             : self.scalar_type();
+                                                                                            : self.scalar_type();
   check_dtype_supported(!at::isComplexType(out), "sum_cuda", out);
   return reduce_values("sum", self, dim, keepdim, out, false);
 }
 
-at::Tensor mean(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim, std::optional<at::ScalarType> dtype) {
+at::Tensor mean(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                std::optional<at::ScalarType> dtype) {
   const at::ScalarType out = dtype ? *dtype : self.scalar_type();
   TORCH_CHECK(at::isFloatingType(out), "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
               " dtype must be either a floating point or complex dtype. Got: ", c10::toString(out));
@@ -241,7 +249,8 @@ at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_d
     static const TritonJITFunction& finish_kernel = kernel("softmax.py", "softmax_chunk_finish_kernel");
     const int64_t chunk = cdiv(cdiv(n, chunks), kSoftmaxBlock) * kSoftmaxBlock;
     const int64_t used = cdiv(n, chunk);
-    const at::ScalarType compute = x.scalar_type() == at::kDouble || out_dtype == at::kDouble ? at::kDouble : at::kFloat;
+    const at::ScalarType compute =
+        x.scalar_type() == at::kDouble || out_dtype == at::kDouble ? at::kDouble : at::kFloat;
     const at::Tensor stats = at::empty({m, used, 2}, x.options().dtype(compute));
     const LaunchConfig config = launch_config(self, static_cast<unsigned>(m), static_cast<unsigned>(used), 1, 4);
     Slots<8> first;
@@ -271,7 +280,8 @@ at::Tensor run_softmax(const at::Tensor& self, int64_t dim, at::ScalarType out_d
   return out;
 }
 
-at::Tensor softmax_like(const char* op, const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype, bool log) {
+at::Tensor softmax_like(const char* op, const at::Tensor& self, int64_t dim, std::optional<at::ScalarType> dtype,
+                        bool log) {
   const at::ScalarType out = dtype ? *dtype : self.scalar_type();
   const bool supported = (at::isFloatingType(self.scalar_type()) || dtype.has_value()) && at::isFloatingType(out);
   return run_softmax(self, dim, out, log, op, supported);

@@ -20,7 +20,8 @@ __attribute__((noinline)) void lease_scratch(const std::string& kernel, uint64_t
   lease.bytes = bytes;
   lease.stream = stream;
   lease.ptr = allocator->allocate(bytes, align, stream);
-  if (lease.ptr == nullptr) throw Error(fmt::format("{}: the scratch allocator returned null for {} bytes", kernel, bytes));
+  if (lease.ptr == nullptr)
+    throw Error(fmt::format("{}: the scratch allocator returned null for {} bytes", kernel, bytes));
   cell = reinterpret_cast<uint64_t>(lease.ptr);
 }
 

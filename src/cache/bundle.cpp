@@ -15,8 +15,8 @@
 #include "cache/entry_format.h"
 #include "cache/private_dir.h"
 #include "common/env.h"
-#include "common/log.h"
 #include "common/fork_guard.h"
+#include "common/log.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/settings.h"
 
@@ -108,8 +108,8 @@ void record_bundle_entry(const std::string& function_dir, const std::string& fil
   if (!r.root) return;
   auto sub = r.root->sub(function_dir, /*create=*/true);
   if (!sub || !sub->write(file, bytes, /*durable=*/true)) {
-    throw Error(fmt::format("{}: could not write the bundle entry '{}/{}/{}'", kernel, r.root->path(), function_dir,
-                            file));
+    throw Error(
+        fmt::format("{}: could not write the bundle entry '{}/{}/{}'", kernel, r.root->path(), function_dir, file));
   }
 }
 

@@ -1,8 +1,8 @@
 #include "common/env.h"
 
+#include <strings.h>
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 namespace triton_jit::detail {
 

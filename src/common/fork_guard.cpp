@@ -29,10 +29,10 @@ struct Guarded {
 };
 
 struct ForkState {
-  std::mutex mutex;               // taken first on prepare
-  std::vector<Guarded> guarded;   // guarded by mutex; sorted by (level, order)
+  std::mutex mutex;                                                // taken first on prepare
+  std::vector<Guarded> guarded;                                    // guarded by mutex; sorted by (level, order)
   std::vector<std::pair<void (*)(void*), void*>> child_callbacks;  // guarded by mutex
-  unsigned long next_order = 0;   // guarded by mutex
+  unsigned long next_order = 0;                                    // guarded by mutex
 };
 
 ForkState& state() {

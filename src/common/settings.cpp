@@ -18,9 +18,9 @@ namespace {
 
 struct ColdSettings {
   std::mutex mutex;
-  bool cache_dir_set = false;             // guarded by mutex
-  std::string cache_dir;                  // guarded by mutex
-  std::vector<std::string> search_path;   // guarded by mutex
+  bool cache_dir_set = false;            // guarded by mutex
+  std::string cache_dir;                 // guarded by mutex
+  std::vector<std::string> search_path;  // guarded by mutex
 };
 
 ColdSettings& cold() {
@@ -34,8 +34,10 @@ ColdSettings& cold() {
 
 std::string default_cache_root() {
   if (auto dir = env_or("TRITON_JIT_CACHE_DIR", ""); !dir.empty()) return dir;
-  if (auto xdg = env_or("XDG_CACHE_HOME", ""); !xdg.empty()) return (std::filesystem::path(xdg) / "triton_jit").string();
-  if (auto home = env_or("HOME", ""); !home.empty()) return (std::filesystem::path(home) / ".cache" / "triton_jit").string();
+  if (auto xdg = env_or("XDG_CACHE_HOME", ""); !xdg.empty())
+    return (std::filesystem::path(xdg) / "triton_jit").string();
+  if (auto home = env_or("HOME", ""); !home.empty())
+    return (std::filesystem::path(home) / ".cache" / "triton_jit").string();
   return "";
 }
 
@@ -50,7 +52,8 @@ const bool kFromEnvironment = [] {
   int index = -1;
   if (fallback == "first") {
     index = 0;
-  } else if (!fallback.empty() && fallback.find_first_not_of("0123456789") == std::string::npos && fallback.size() < 6) {
+  } else if (!fallback.empty() && fallback.find_first_not_of("0123456789") == std::string::npos &&
+             fallback.size() < 6) {
     index = std::stoi(fallback);
   }
   g_hot_settings.autotune_fallback.store(index, std::memory_order_relaxed);
@@ -117,7 +120,9 @@ void set_launch_hooks(LaunchHook enter, LaunchHook exit, void* user_data) noexce
   detail::hot_settings().hooks.store(next, std::memory_order_release);
 }
 
-void set_stats_enabled(bool enabled) noexcept { detail::hot_settings().stats.store(enabled, std::memory_order_relaxed); }
+void set_stats_enabled(bool enabled) noexcept {
+  detail::hot_settings().stats.store(enabled, std::memory_order_relaxed);
+}
 
 void set_keep_ir(bool keep) noexcept { detail::hot_settings().keep_ir.store(keep, std::memory_order_relaxed); }
 bool keep_ir() noexcept { return detail::hot_settings().keep_ir.load(std::memory_order_relaxed); }

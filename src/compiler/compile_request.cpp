@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <bit>
-#include <variant>
 #include <nlohmann/json.hpp>
+#include <variant>
 
 #include "common/target.h"
 #include "triton_jit/compile_options.h"
@@ -50,11 +50,16 @@ bool valid_utf8(std::string_view text) {
 
 json tagged_constexpr(const KernelSignature& sig, std::size_t i, const DecodedParam& d, const ArgSlot& slot) {
   switch (d.value_kind) {
-    case kVNone: return {{"none", nullptr}};
-    case kVBool: return {{"bool", d.value != 0}};
-    case kVInt: return {{"int", static_cast<int64_t>(d.value)}};
-    case kVUInt: return {{"int", d.value}};
-    case kVFloat: return {{"float", fmt::format("{:a}", std::bit_cast<double>(d.value))}};
+    case kVNone:
+      return {{"none", nullptr}};
+    case kVBool:
+      return {{"bool", d.value != 0}};
+    case kVInt:
+      return {{"int", static_cast<int64_t>(d.value)}};
+    case kVUInt:
+      return {{"int", d.value}};
+    case kVFloat:
+      return {{"float", fmt::format("{:a}", std::bit_cast<double>(d.value))}};
     case kVFunction: {
       // Loaded by the compile script and passed to Triton as the function object.
       const auto& f = *static_cast<const JitFunctionArg*>(slot.value.p);
@@ -96,7 +101,8 @@ json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, js
     const ArgSlot& e = s[pos];
     json value;
     if (e.kind == ArgKind::kTuple) {
-      if (depth + 1 >= kMaxTupleDepth) throw TypeError(fmt::format("{}: argument {} nests tuples deeper than 16", sig.name, i));
+      if (depth + 1 >= kMaxTupleDepth)
+        throw TypeError(fmt::format("{}: argument {} nests tuples deeper than 16", sig.name, i));
       ++depth;
       stack[depth] = json::array();
       left[depth] = e.size;
@@ -106,11 +112,21 @@ json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, js
       --depth;
     } else {
       switch (e.kind) {
-        case ArgKind::kNone: value = {{"none", nullptr}}; break;
-        case ArgKind::kBool: value = {{"bool", e.value.i != 0}}; break;
-        case ArgKind::kInt: value = {{"int", e.value.i}}; break;
-        case ArgKind::kUInt: value = {{"int", e.value.u}}; break;
-        case ArgKind::kFloat: value = {{"float", fmt::format("{:a}", e.value.f)}}; break;
+        case ArgKind::kNone:
+          value = {{"none", nullptr}};
+          break;
+        case ArgKind::kBool:
+          value = {{"bool", e.value.i != 0}};
+          break;
+        case ArgKind::kInt:
+          value = {{"int", e.value.i}};
+          break;
+        case ArgKind::kUInt:
+          value = {{"int", e.value.u}};
+          break;
+        case ArgKind::kFloat:
+          value = {{"float", fmt::format("{:a}", e.value.f)}};
+          break;
         case ArgKind::kString: {
           std::string_view text(e.value.s, e.size);
           if (!valid_utf8(text)) {
@@ -122,7 +138,8 @@ json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, js
           value = {{"str", std::string(text)}};
           break;
         }
-        default: throw TypeError(fmt::format("{}: argument {} is a constexpr tuple holding a tensor", sig.name, i));
+        default:
+          throw TypeError(fmt::format("{}: argument {} is a constexpr tuple holding a tensor", sig.name, i));
       }
     }
     // Append to the open tuple, closing those this completes.
@@ -167,8 +184,9 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
           const TypeToken token = entry_token(step.entry);
           item = token_name(token);
           if (token == kConstexprToken) {
-            constexprs[where] = entry_value_kind(step.entry) == kVNone ? json{{"none", nullptr}}
-                                                                       : json{{"int", static_cast<int64_t>(step.value)}};
+            constexprs[where] = entry_value_kind(step.entry) == kVNone
+                                    ? json{{"none", nullptr}}
+                                    : json{{"int", static_cast<int64_t>(step.value)}};
           }
           attr_of(where, entry_attr(step.entry));
         }
@@ -201,12 +219,9 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
     }
     attr_of(std::to_string(i), d.attr);
   });
-  json options = {{"num_warps", o.num_warps},
-                  {"num_stages", o.num_stages},
-                  {"num_ctas", o.num_ctas},
-                  {"enable_fp_fusion", o.enable_fp_fusion},
-                  {"launch_pdl", o.launch_pdl},
-                  {"launch_cooperative_grid", o.launch_cooperative_grid}};
+  json options = {{"num_warps", o.num_warps},   {"num_stages", o.num_stages},
+                  {"num_ctas", o.num_ctas},     {"enable_fp_fusion", o.enable_fp_fusion},
+                  {"launch_pdl", o.launch_pdl}, {"launch_cooperative_grid", o.launch_cooperative_grid}};
   if (o.maxnreg > 0) options["maxnreg"] = o.maxnreg;
   // The caller's options of the installed Triton, validated there (names and types).
   json extra = json::object();
@@ -215,12 +230,9 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
       std::visit([&extra, &name](const auto& v) { extra[name] = v; }, value);
     }
   }
-  json request = {{"signature", signature},
-                  {"constexprs", constexprs},
-                  {"attrs", attrs},
-                  {"options", options},
-                  {"extra_options", extra},
-                  {"target", target_name(Target{o.arch, o.arch_specific, o.vendor})}};
+  json request = {{"signature", signature}, {"constexprs", constexprs},
+                  {"attrs", attrs},         {"options", options},
+                  {"extra_options", extra}, {"target", target_name(Target{o.arch, o.arch_specific, o.vendor})}};
   if (keep_ir()) request["keep_ir"] = true;
   return request.dump();
 }

@@ -26,17 +26,28 @@ int hsaco_gfx(std::string_view image) noexcept {
   std::memcpy(&flags, image.data() + 48, sizeof(flags));
   // EF_AMDGPU_MACH (the low byte of e_flags) for the targets Triton's AMD backend builds.
   switch (flags & 0xff) {
-    case 0x2f: return 0x908;
-    case 0x3f: return 0x90a;
-    case 0x40: return 0x940;
-    case 0x4b: return 0x941;
-    case 0x4c: return 0x942;
-    case 0x4f: return 0x950;
-    case 0x41: return 0x1100;
-    case 0x44: return 0x1101;
-    case 0x4a: return 0x1200;
-    case 0x4e: return 0x1201;
-    default: return 0;  // a machine this table does not name
+    case 0x2f:
+      return 0x908;
+    case 0x3f:
+      return 0x90a;
+    case 0x40:
+      return 0x940;
+    case 0x4b:
+      return 0x941;
+    case 0x4c:
+      return 0x942;
+    case 0x4f:
+      return 0x950;
+    case 0x41:
+      return 0x1100;
+    case 0x44:
+      return 0x1101;
+    case 0x4a:
+      return 0x1200;
+    case 0x4e:
+      return 0x1201;
+    default:
+      return 0;  // a machine this table does not name
   }
 }
 
@@ -140,18 +151,23 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   // Triton 3.8's global sanitizer adds a parameter whose value (GSan's state) and the stream
   // synchronisation after each launch come from its Python runtime, which a C++ launch lacks.
   if (text_field(kernel, j, "instrumentation_mode", false).find("gsan") != std::string::npos) {
-    throw CompileError(fmt::format("{}: compiled with instrumentation_mode='gsan' (Triton's global sanitizer), whose "
-                                   "launches need Triton's Python GSan runtime; triton_jit cannot launch it: compile "
-                                   "without it (run the kernel under Triton's Python runtime to sanitize it)",
-                                   kernel));
+    throw CompileError(
+        fmt::format("{}: compiled with instrumentation_mode='gsan' (Triton's global sanitizer), whose "
+                    "launches need Triton's Python GSan runtime; triton_jit cannot launch it: compile "
+                    "without it (run the kernel under Triton's Python runtime to sanitize it)",
+                    kernel));
   }
   if (m.arch != arch_name(target)) {
     malformed(kernel, fmt::format("compiled for arch '{}', asked for {}", m.arch, arch_name(target)));
   }
   if (target.vendor == Vendor::kHip) {
     // An ELF64 code object (EI_CLASS 2) for EM_AMDGPU (224), for the gfx asked for.
-    if (binary.size() < 64 || std::memcmp(binary.data(), "\x7f" "ELF", 4) != 0 || binary[4] != 2 ||
-        static_cast<unsigned char>(binary[18]) != 224 || binary[19] != 0) {
+    if (binary.size() < 64 ||
+        std::memcmp(binary.data(),
+                    "\x7f"
+                    "ELF",
+                    4) != 0 ||
+        binary[4] != 2 || static_cast<unsigned char>(binary[18]) != 224 || binary[19] != 0) {
       malformed(kernel, "the binary is not an AMDGPU code object");
     }
     if (const int gfx = hsaco_gfx(binary); gfx != 0 && gfx != target.arch) {
@@ -163,8 +179,12 @@ impl::KernelMetadata check_compiled(const std::string& kernel, std::string_view 
   // capability only, which the backend's load check needs to know.
   if (target.arch_specific || target.arch >= 90) m.arch += 'a';
   // An ELF64 image (EI_CLASS 2) for EM_CUDA (190).
-  if (binary.size() < 64 || std::memcmp(binary.data(), "\x7f" "ELF", 4) != 0 || binary[4] != 2 ||
-      static_cast<unsigned char>(binary[18]) != 190 || binary[19] != 0) {
+  if (binary.size() < 64 ||
+      std::memcmp(binary.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      binary[4] != 2 || static_cast<unsigned char>(binary[18]) != 190 || binary[19] != 0) {
     malformed(kernel, "the binary is not a CUDA ELF image");
   }
   // The architecture the image holds code for, from its header, must be the one asked for: the

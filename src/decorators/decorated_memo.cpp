@@ -84,12 +84,12 @@ void DecoratedMemo::configure(const KernelSignature& sig) {
   enabled_ = true;
 }
 
-bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig& config,
-                         Inputs& in) const noexcept {
+bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig& config, Inputs& in) const noexcept {
   // The caller's options; values beyond these take the full path, which reports them.
   uint64_t options;
   const std::size_t tag_words = (n + 3) / 4;
-  if (!pack_options(config, options) || tag_words + n > kMaxInputWords) [[unlikely]] return false;
+  if (!pack_options(config, options) || tag_words + n > kMaxInputWords) [[unlikely]]
+    return false;
   in.options = static_cast<uint32_t>(options);
   // Tags, four to a word, in words [0, tag_words); then the values of scalars and descriptors.
   // Every value is stored and only those kept (the next store overwrites the others): no branch
@@ -99,8 +99,8 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
       1u << static_cast<unsigned>(ArgKind::kUInt) | 1u << static_cast<unsigned>(ArgKind::kFloat) |
       1u << static_cast<unsigned>(ArgKind::kString) | 1u << static_cast<unsigned>(ArgKind::kTensorDescriptor) |
       1u << static_cast<unsigned>(ArgKind::kJitFunction);
-  constexpr unsigned kDeviceKinds = 1u << static_cast<unsigned>(ArgKind::kPointer) |
-                                    1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
+  constexpr unsigned kDeviceKinds =
+      1u << static_cast<unsigned>(ArgKind::kPointer) | 1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
   std::size_t w = tag_words;
   uint64_t tags = 0;
   bool refused = false;
@@ -117,8 +117,10 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
     if (s.kind == ArgKind::kTensorDescriptor) [[unlikely]] {
       // Keyed by its block shape; one the encoder would refuse takes the full path, which says why.
       const auto& d = *static_cast<const TensorDescriptor*>(s.value.p);
-      if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank) refused = true;
-      else value = descriptor_word(d);
+      if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank)
+        refused = true;
+      else
+        value = descriptor_word(d);
     } else if (s.kind == ArgKind::kString || s.kind == ArgKind::kJitFunction) [[unlikely]] {
       // A string's text, not its address, is the value: a 128-bit digest in two words; a JIT
       // function's key likewise. Every argument left takes at most one word, so the words fit
@@ -139,7 +141,8 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
     w += (kValueKinds >> kind) & 1;
     if (first_device < 0 && ((kDeviceKinds >> kind) & 1) != 0 && s.device >= 0) first_device = s.device;
   }
-  if (refused) [[unlikely]] return false;
+  if (refused) [[unlikely]]
+    return false;
   if (n % 4 != 0) in.words[n / 4] = tags;
   in.size = static_cast<uint32_t>(w);
   in.first_device = first_device;
@@ -173,10 +176,10 @@ bool DecoratedMemo::find(Inputs& in, Outputs& out, const Variant*& variant) cons
   const uint64_t options = e.words[1].load(std::memory_order_relaxed);
   const std::atomic<uint64_t>* values = e.words + outputs_at();
   for (std::size_t i = 0; i < num_outputs_; ++i) {
-    const uint64_t tag =
-        i < kKindsWithOptions
-            ? options >> (kOptionBits + kOutputTagBits * i)
-            : e.words[2 + (i - kKindsWithOptions) / 4].load(std::memory_order_relaxed) >> (16 * ((i - kKindsWithOptions) % 4));
+    const uint64_t tag = i < kKindsWithOptions
+                             ? options >> (kOptionBits + kOutputTagBits * i)
+                             : e.words[2 + (i - kKindsWithOptions) / 4].load(std::memory_order_relaxed) >>
+                                   (16 * ((i - kKindsWithOptions) % 4));
     ArgSlot* s = std::construct_at(&out.slots[i]);
     s->value.u = values[i].load(std::memory_order_relaxed);
     s->kind = static_cast<ArgKind>(tag & 0xF);

@@ -51,8 +51,9 @@ using Impl = TritonJITFunction::Impl;
   const std::string range = sig.num_required_user == sig.user_params.size()
                                 ? std::to_string(sig.user_params.size())
                                 : fmt::format("{} to {}", sig.num_required_user, sig.user_params.size());
-  throw TypeError(fmt::format("{}: expected {} arguments ({}), got {}; {} (pass all {} parameters to set them yourself)",
-                              sig.name, range, names, given, set_by, sig.params.size()));
+  throw TypeError(
+      fmt::format("{}: expected {} arguments ({}), got {}; {} (pass all {} parameters to set them yourself)", sig.name,
+                  range, names, given, set_by, sig.params.size()));
 }
 
 const ArgSlot& default_of(const KernelSignature& sig, std::size_t p) {
@@ -77,12 +78,18 @@ const char* intern(std::string text) {
 
 nlohmann::json tagged(const ArgSlot& s) {
   switch (s.kind) {
-    case ArgKind::kNone: return {{"none", nullptr}};
-    case ArgKind::kBool: return {{"bool", s.value.i != 0}};
-    case ArgKind::kInt: return {{"int", s.value.i}};
-    case ArgKind::kUInt: return {{"int", s.value.u}};
-    case ArgKind::kFloat: return {{"float", fmt::format("{:a}", s.value.f)}};
-    case ArgKind::kString: return {{"str", std::string(s.value.s, s.size)}};
+    case ArgKind::kNone:
+      return {{"none", nullptr}};
+    case ArgKind::kBool:
+      return {{"bool", s.value.i != 0}};
+    case ArgKind::kInt:
+      return {{"int", s.value.i}};
+    case ArgKind::kUInt:
+      return {{"int", s.value.u}};
+    case ArgKind::kFloat:
+      return {{"float", fmt::format("{:a}", s.value.f)}};
+    case ArgKind::kString:
+      return {{"str", std::string(s.value.s, s.size)}};
     case ArgKind::kJitFunction: {
       const auto& f = *static_cast<const JitFunctionArg*>(s.value.p);
       return {{"jit_function",
@@ -92,7 +99,8 @@ nlohmann::json tagged(const ArgSlot& s) {
       return {{"tensor", dtype_name(s.dtype)},
               {"element_size", scalar_size(s.dtype)},
               {"address", reinterpret_cast<uintptr_t>(s.value.p)}};
-    default: return {{"missing", true}};
+    default:
+      return {{"missing", true}};
   }
 }
 
@@ -112,7 +120,8 @@ ArgSlot python_heuristic(Impl& f, const HeuristicSpec& h, const PreparedCall& ca
       compiler_bridge().evaluate_heuristic(f.location, h.decorator, h.name, arguments_json(f.sig, call));
   auto value = nlohmann::json::parse(result, nullptr, false);
   ArgSlot slot;
-  if (!value.is_object() || value.size() != 1) throw Error(fmt::format("{}: heuristic '{}' returned {}", f.sig.name, h.name, result));
+  if (!value.is_object() || value.size() != 1)
+    throw Error(fmt::format("{}: heuristic '{}' returned {}", f.sig.name, h.name, result));
   const std::string kind = value.begin().key();
   const auto& v = value.begin().value();
   if (kind == "none") {
@@ -132,8 +141,8 @@ ArgSlot python_heuristic(Impl& f, const HeuristicSpec& h, const PreparedCall& ca
     slot.size = static_cast<uint32_t>(text.size());
     slot.value.s = intern(text);
   } else {
-    throw TypeError(fmt::format("{}: heuristic '{}' returned {}, which a constexpr cannot hold", f.sig.name, h.name,
-                                v.dump()));
+    throw TypeError(
+        fmt::format("{}: heuristic '{}' returned {}, which a constexpr cannot hold", f.sig.name, h.name, v.dump()));
   }
   return slot;
 }
@@ -146,16 +155,26 @@ void set_option(const KernelSignature& sig, const HeuristicSpec& h, PreparedCall
   }
   const int value = static_cast<int>(v.value.i);
   switch (h.param - sig.params.size()) {
-    case 0: call.config.num_warps = value; break;
-    case 1: call.config.num_stages = value; break;
-    case 2: call.config.num_ctas = value; break;
-    default: call.config.maxnreg = value; break;
+    case 0:
+      call.config.num_warps = value;
+      break;
+    case 1:
+      call.config.num_stages = value;
+      break;
+    case 2:
+      call.config.num_ctas = value;
+      break;
+    default:
+      call.config.maxnreg = value;
+      break;
   }
 }
 
 }  // namespace
 
-int option_or_default(int value, int fallback, int otherwise) { return value > 0 ? value : fallback > 0 ? fallback : otherwise; }
+int option_or_default(int value, int fallback, int otherwise) {
+  return value > 0 ? value : fallback > 0 ? fallback : otherwise;
+}
 
 Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::size_t n, PreparedCall& call) {
   const std::size_t np = sig.params.size();
@@ -190,7 +209,8 @@ void apply_config(const KernelSignature& sig, int index, PreparedCall& call) {
   if (c.options.num_ctas > 0) lc.num_ctas = c.options.num_ctas;
   if (c.options.maxnreg > 0) lc.maxnreg = c.options.maxnreg;
   std::memcpy(&call.slots[sig.params.size()], c.option_slots, sizeof(c.option_slots));
-  if (c.pre_hook.sets_block_shapes()) [[unlikely]] c.pre_hook.set_block_shapes(call.slots, call.descriptors, sig.name);
+  if (c.pre_hook.sets_block_shapes()) [[unlikely]]
+    c.pre_hook.set_block_shapes(call.slots, call.descriptors, sig.name);
 }
 
 void write_hooked(const KernelSignature& sig, const HookProgram& hook, const PreparedCall& call) {
@@ -199,13 +219,14 @@ void write_hooked(const KernelSignature& sig, const HookProgram& hook, const Pre
     const ArgSlot& to = call.slots[a.param];
     const char* what = a.kind == HookProgram::Kind::kZero ? "zero_()" : "copy_()";
     if (to.kind != ArgKind::kPointer) {
-      throw TypeError(fmt::format("{}: {} calls {} on argument '{}', which is not a tensor", sig.name, hook.label(), what,
-                                  a.name));
+      throw TypeError(
+          fmt::format("{}: {} calls {} on argument '{}', which is not a tensor", sig.name, hook.label(), what, a.name));
     }
     if (to.extent == 0) {
-      throw ValueError(fmt::format("{}: {} calls {} on argument '{}', whose size is unknown: pass a tensor, or "
-                                   "triton_jit::device_pointer(ptr, dtype, device, bytes)",
-                                   sig.name, hook.label(), what, a.name));
+      throw ValueError(
+          fmt::format("{}: {} calls {} on argument '{}', whose size is unknown: pass a tensor, or "
+                      "triton_jit::device_pointer(ptr, dtype, device, bytes)",
+                      sig.name, hook.label(), what, a.name));
     }
     if (a.kind == HookProgram::Kind::kZero) {
       ActiveBackend::fill_zero(const_cast<void*>(to.value.p), to.extent, stream);
@@ -213,9 +234,10 @@ void write_hooked(const KernelSignature& sig, const HookProgram& hook, const Pre
     }
     const ArgSlot& from = call.slots[a.source];
     if (from.kind != ArgKind::kPointer || from.extent != to.extent) {
-      throw ValueError(fmt::format("{}: {} copies into argument '{}' ({} bytes) from an argument that is not a tensor "
-                                   "of as many bytes",
-                                   sig.name, hook.label(), a.name, to.extent));
+      throw ValueError(
+          fmt::format("{}: {} copies into argument '{}' ({} bytes) from an argument that is not a tensor "
+                      "of as many bytes",
+                      sig.name, hook.label(), a.name, to.extent));
     }
     ActiveBackend::copy(const_cast<void*>(to.value.p), from.value.p, to.extent, stream);
   });
@@ -247,7 +269,8 @@ void run_decorators(Impl& f, PreparedCall& call, std::size_t first_step, int dev
           call.slots[h.param] = python_heuristic(f, h, call, e.what());
         }
       }
-      if (h.param >= sig.params.size()) [[unlikely]] set_option(sig, h, call);
+      if (h.param >= sig.params.size()) [[unlikely]]
+        set_option(sig, h, call);
     }
   }
 }

@@ -29,7 +29,7 @@ struct PreparedCall {
     ArgSlot slots[kMaxParams + kOptionSlots];
   };
   LaunchConfig config;
-  HookedDescriptors descriptors;  // those the config's pre_hook gave a block shape
+  HookedDescriptors descriptors;             // those the config's pre_hook gave a block shape
   const HookProgram* launch_hook = nullptr;  // the config's pre_hook, when it writes memory before a launch
 };
 

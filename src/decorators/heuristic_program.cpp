@@ -90,12 +90,18 @@ static_assert(std::is_trivial_v<Value>);
 
 const char* type_name(const Value& v) {
   switch (v.kind) {
-    case Value::kInt: return "int";
-    case Value::kFloat: return "float";
-    case Value::kBool: return "bool";
-    case Value::kNone: return "NoneType";
-    case Value::kDType: return "torch.dtype";
-    case Value::kStr: return "str";
+    case Value::kInt:
+      return "int";
+    case Value::kFloat:
+      return "float";
+    case Value::kBool:
+      return "bool";
+    case Value::kNone:
+      return "NoneType";
+    case Value::kDType:
+      return "torch.dtype";
+    case Value::kStr:
+      return "str";
   }
   return "object";
 }
@@ -130,18 +136,24 @@ struct Context {
 
 bool truthy(const Value& v) {
   switch (v.kind) {
-    case Value::kFloat: return v.f != 0.0;
-    case Value::kNone: return false;
-    case Value::kDType: return true;
-    case Value::kStr: return v.length != 0;
-    default: return v.i != 0;
+    case Value::kFloat:
+      return v.f != 0.0;
+    case Value::kNone:
+      return false;
+    case Value::kDType:
+      return true;
+    case Value::kStr:
+      return v.length != 0;
+    default:
+      return v.i != 0;
   }
 }
 
 // The double nearest a / b, ties to even, for b != 0 (Python's int / int).
 double true_divide(int64_t a, int64_t b) {
   constexpr int64_t kExact = int64_t{1} << 53;
-  if (a >= -kExact && a <= kExact && b >= -kExact && b <= kExact) return static_cast<double>(a) / static_cast<double>(b);
+  if (a >= -kExact && a <= kExact && b >= -kExact && b <= kExact)
+    return static_cast<double>(a) / static_cast<double>(b);
   const bool negative = (a < 0) != (b < 0);
   const uint64_t ua = a < 0 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a);
   const uint64_t ub = b < 0 ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
@@ -215,17 +227,22 @@ bool ordered(const Context& c, Op op, const Value& a, const Value& b) {
   const char* names[] = {"<", "<=", ">", ">="};
   const int index = static_cast<int>(op) - static_cast<int>(Op::kLt);
   if (!a.number() || !b.number()) {
-    if (a.kind == Value::kStr && b.kind == Value::kStr) c.needs_python(fmt::format("'{}' of two strings", names[index]));
-    c.type_error(fmt::format("'{}' not supported between instances of '{}' and '{}'", names[index], type_name(a),
-                             type_name(b)));
+    if (a.kind == Value::kStr && b.kind == Value::kStr)
+      c.needs_python(fmt::format("'{}' of two strings", names[index]));
+    c.type_error(
+        fmt::format("'{}' not supported between instances of '{}' and '{}'", names[index], type_name(a), type_name(b)));
   }
   const int r = compare(a, b);
   if (r == 2) return false;
   switch (op) {
-    case Op::kLt: return r < 0;
-    case Op::kLe: return r <= 0;
-    case Op::kGt: return r > 0;
-    default: return r >= 0;
+    case Op::kLt:
+      return r < 0;
+    case Op::kLe:
+      return r <= 0;
+    case Op::kGt:
+      return r > 0;
+    default:
+      return r >= 0;
   }
 }
 
@@ -319,22 +336,30 @@ Value arithmetic(const Context& c, Op op, const Value& a, const Value& b) {
   if (!a.number() || !b.number()) c.operands(symbol, a, b);
   if (a.intlike() && b.intlike()) {
     switch (op) {
-      case Op::kAdd: return Value::integer(add(c, a.i, b.i));
-      case Op::kSub: return Value::integer(subtract(c, a.i, b.i));
-      case Op::kMul: return Value::integer(multiply(c, a.i, b.i));
+      case Op::kAdd:
+        return Value::integer(add(c, a.i, b.i));
+      case Op::kSub:
+        return Value::integer(subtract(c, a.i, b.i));
+      case Op::kMul:
+        return Value::integer(multiply(c, a.i, b.i));
       case Op::kTrueDiv:
         if (b.i == 0) c.value_error("division by zero");
         return Value::real(true_divide(a.i, b.i));
-      case Op::kFloorDiv: return Value::integer(floor_divide(c, a.i, b.i));
-      default: return Value::integer(modulo(c, a.i, b.i));
+      case Op::kFloorDiv:
+        return Value::integer(floor_divide(c, a.i, b.i));
+      default:
+        return Value::integer(modulo(c, a.i, b.i));
     }
   }
   const double x = a.as_double(), y = b.as_double();
   double div = 0, mod = 0;
   switch (op) {
-    case Op::kAdd: return Value::real(x + y);
-    case Op::kSub: return Value::real(x - y);
-    case Op::kMul: return Value::real(x * y);
+    case Op::kAdd:
+      return Value::real(x + y);
+    case Op::kSub:
+      return Value::real(x - y);
+    case Op::kMul:
+      return Value::real(x * y);
     case Op::kTrueDiv:
       if (y == 0.0) c.value_error("float division by zero");
       return Value::real(x / y);
@@ -363,7 +388,8 @@ Value bitwise(const Context& c, Op op, const Value& a, const Value& b) {
     case Op::kRShift:
       if (b.i < 0) c.value_error("negative shift count");
       return Value::integer(b.i >= 64 ? (a.i < 0 ? -1 : 0) : a.i >> b.i);
-    default: break;
+    default:
+      break;
   }
   const int64_t r = op == Op::kAnd ? (a.i & b.i) : op == Op::kOr ? (a.i | b.i) : (a.i ^ b.i);
   return a.kind == Value::kBool && b.kind == Value::kBool ? Value::boolean(r != 0) : Value::integer(r);
@@ -391,13 +417,14 @@ Value call(const Context& c, Op op, Value* args, int n) {
       if (x.intlike()) return Value::integer(x.i);
       if (x.kind == Value::kFloat) return Value::integer(to_int(c, x.f));
       if (x.kind == Value::kStr) c.needs_python("int() of a string");
-      c.type_error(fmt::format("int() argument must be a string, a bytes-like object or a real number, not '{}'",
-                               type_name(x)));
+      c.type_error(
+          fmt::format("int() argument must be a string, a bytes-like object or a real number, not '{}'", type_name(x)));
     case Op::kToFloat:
       if (x.number()) return Value::real(x.as_double());
       if (x.kind == Value::kStr) c.needs_python("float() of a string");
       c.type_error(fmt::format("float() argument must be a string or a real number, not '{}'", type_name(x)));
-    case Op::kToBool: return Value::boolean(truthy(x));
+    case Op::kToBool:
+      return Value::boolean(truthy(x));
     case Op::kNextPowerOf2: {
       if (!x.intlike()) c.operands("|=", x, Value::integer(0));
       int64_t v = subtract(c, x.i, 1);
@@ -426,15 +453,22 @@ Value call(const Context& c, Op op, Value* args, int n) {
 
 Value from_slot(const Context& c, const ArgSlot& s, uint32_t index) {
   switch (s.kind) {
-    case ArgKind::kInt: return Value::integer(s.value.i);
-    case ArgKind::kUInt: c.overflow();
-    case ArgKind::kFloat: return Value::real(s.value.f);
-    case ArgKind::kBool: return Value::boolean(s.value.i != 0);
-    case ArgKind::kNone: return Value::none();
-    case ArgKind::kString: return Value::text(s.value.s, s.size);
+    case ArgKind::kInt:
+      return Value::integer(s.value.i);
+    case ArgKind::kUInt:
+      c.overflow();
+    case ArgKind::kFloat:
+      return Value::real(s.value.f);
+    case ArgKind::kBool:
+      return Value::boolean(s.value.i != 0);
+    case ArgKind::kNone:
+      return Value::none();
+    case ArgKind::kString:
+      return Value::text(s.value.s, s.size);
     case ArgKind::kJitFunction:
       c.type_error(fmt::format("parameter {} is a @triton.jit function, and the heuristic reads it as a value", index));
-    default: c.type_error(fmt::format("parameter {} is a tensor, and the heuristic reads it as a value", index));
+    default:
+      c.type_error(fmt::format("parameter {} is a tensor, and the heuristic reads it as a value", index));
   }
 }
 
@@ -443,17 +477,38 @@ const struct {
   Op op;
   int pops;  // stack effect: values consumed (pushes one, except jumps)
 } kOps[] = {
-    {"int", Op::kInt, 0},         {"float", Op::kFloat, 0},     {"bool", Op::kBool, 0},
-    {"none", Op::kNone, 0},       {"dtype", Op::kDType, 0},     {"str", Op::kNone, 0},
-    {"arg", Op::kArg, 0},         {"is_none", Op::kIsNone, 0},  {"dtype_of", Op::kDTypeOf, 0},
-    {"element_size", Op::kElementSize, 0}, {"is_descriptor", Op::kIsDescriptor, 0},
-    {"add", Op::kAdd, 2},         {"sub", Op::kSub, 2},         {"mul", Op::kMul, 2},
-    {"truediv", Op::kTrueDiv, 2}, {"floordiv", Op::kFloorDiv, 2}, {"mod", Op::kMod, 2},
-    {"pow", Op::kPow, 2},         {"lshift", Op::kLShift, 2},   {"rshift", Op::kRShift, 2},
-    {"and", Op::kAnd, 2},         {"or", Op::kOr, 2},           {"xor", Op::kXor, 2},
-    {"neg", Op::kNeg, 1},         {"pos", Op::kPos, 1},         {"invert", Op::kInvert, 1},
-    {"not", Op::kNot, 1},         {"eq", Op::kEq, 2},           {"ne", Op::kNe, 2},
-    {"lt", Op::kLt, 2},           {"le", Op::kLe, 2},           {"gt", Op::kGt, 2},
+    {"int", Op::kInt, 0},
+    {"float", Op::kFloat, 0},
+    {"bool", Op::kBool, 0},
+    {"none", Op::kNone, 0},
+    {"dtype", Op::kDType, 0},
+    {"str", Op::kNone, 0},
+    {"arg", Op::kArg, 0},
+    {"is_none", Op::kIsNone, 0},
+    {"dtype_of", Op::kDTypeOf, 0},
+    {"element_size", Op::kElementSize, 0},
+    {"is_descriptor", Op::kIsDescriptor, 0},
+    {"add", Op::kAdd, 2},
+    {"sub", Op::kSub, 2},
+    {"mul", Op::kMul, 2},
+    {"truediv", Op::kTrueDiv, 2},
+    {"floordiv", Op::kFloorDiv, 2},
+    {"mod", Op::kMod, 2},
+    {"pow", Op::kPow, 2},
+    {"lshift", Op::kLShift, 2},
+    {"rshift", Op::kRShift, 2},
+    {"and", Op::kAnd, 2},
+    {"or", Op::kOr, 2},
+    {"xor", Op::kXor, 2},
+    {"neg", Op::kNeg, 1},
+    {"pos", Op::kPos, 1},
+    {"invert", Op::kInvert, 1},
+    {"not", Op::kNot, 1},
+    {"eq", Op::kEq, 2},
+    {"ne", Op::kNe, 2},
+    {"lt", Op::kLt, 2},
+    {"le", Op::kLe, 2},
+    {"gt", Op::kGt, 2},
     {"ge", Op::kGe, 2},
 };
 
@@ -462,9 +517,17 @@ const struct {
   Op op;
   int arity;  // 0: any count from 2
 } kCalls[] = {
-    {"min", Op::kMin, 0},   {"max", Op::kMax, 0},       {"abs", Op::kAbs, 1},   {"int", Op::kToInt, 1},
-    {"float", Op::kToFloat, 1}, {"bool", Op::kToBool, 1}, {"next_power_of_2", Op::kNextPowerOf2, 1},
-    {"cdiv", Op::kCdiv, 2}, {"log2", Op::kLog2, 1},     {"ceil", Op::kCeil, 1}, {"floor", Op::kFloor, 1},
+    {"min", Op::kMin, 0},
+    {"max", Op::kMax, 0},
+    {"abs", Op::kAbs, 1},
+    {"int", Op::kToInt, 1},
+    {"float", Op::kToFloat, 1},
+    {"bool", Op::kToBool, 1},
+    {"next_power_of_2", Op::kNextPowerOf2, 1},
+    {"cdiv", Op::kCdiv, 2},
+    {"log2", Op::kLog2, 1},
+    {"ceil", Op::kCeil, 1},
+    {"floor", Op::kFloor, 1},
     {"sqrt", Op::kSqrt, 1},
 };
 
@@ -517,7 +580,8 @@ HeuristicProgram HeuristicProgram::parse(const nlohmann::json& program, std::siz
         if (in[1] == c.name) {
           known = true;
           ins.op = c.op;
-          if ((c.arity == 0 && (count < 2 || count > 16)) || (c.arity != 0 && count != static_cast<uint64_t>(c.arity))) {
+          if ((c.arity == 0 && (count < 2 || count > 16)) ||
+              (c.arity != 0 && count != static_cast<uint64_t>(c.arity))) {
             fail(fmt::format("{} with {} arguments", c.name, count));
           }
         }
@@ -537,7 +601,8 @@ HeuristicProgram HeuristicProgram::parse(const nlohmann::json& program, std::siz
       }
       if (!known) fail(fmt::format("unknown instruction '{}'", name.substr(0, 40)));
       if (name == "int") {
-        if (in.size() != 2 || !in[1].is_number_integer() || (in[1].is_number_unsigned() && in[1].get<uint64_t>() > INT64_MAX)) {
+        if (in.size() != 2 || !in[1].is_number_integer() ||
+            (in[1].is_number_unsigned() && in[1].get<uint64_t>() > INT64_MAX)) {
           fail("bad int");
         }
         ins.value.i = in[1].get<int64_t>();
@@ -586,15 +651,21 @@ HeuristicProgram HeuristicProgram::parse(const nlohmann::json& program, std::siz
 ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& kernel, const std::string& name) const {
   const Context c{kernel, name};
   Value stack[kMaxStack];  // uninitialised: parse() proved every read follows a write
-  int top = 0;  // the number of values on the stack
+  int top = 0;             // the number of values on the stack
   const std::size_t n = size_;
   const Instruction* code_at = code();
   for (std::size_t pc = 0; pc < n;) {
     const Instruction& in = code_at[pc++];
     switch (in.op) {
-      case Op::kInt: stack[top++] = Value::integer(in.value.i); break;
-      case Op::kFloat: stack[top++] = Value::real(in.value.f); break;
-      case Op::kBool: stack[top++] = Value::boolean(in.value.i != 0); break;
+      case Op::kInt:
+        stack[top++] = Value::integer(in.value.i);
+        break;
+      case Op::kFloat:
+        stack[top++] = Value::real(in.value.f);
+        break;
+      case Op::kBool:
+        stack[top++] = Value::boolean(in.value.i != 0);
+        break;
       case Op::kNone:
         if (in.count == 1) {
           const std::string& s = strings_[in.target];
@@ -603,7 +674,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
           stack[top++] = Value::none();
         }
         break;
-      case Op::kDType: stack[top++] = Value::dtype(in.value.i); break;
+      case Op::kDType:
+        stack[top++] = Value::dtype(in.value.i);
+        break;
       case Op::kArg: {
         const ArgSlot& slot = params[in.target];
         if (slot.kind == ArgKind::kInt) [[likely]] {
@@ -613,7 +686,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
         }
         break;
       }
-      case Op::kIsNone: stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kNone); break;
+      case Op::kIsNone:
+        stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kNone);
+        break;
       case Op::kIsDescriptor:
         stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kTensorDescriptor);
         break;
@@ -624,8 +699,8 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
           c.type_error(fmt::format("parameter {} is not a tensor ({} of it was asked for)", in.target,
                                    in.op == Op::kDTypeOf ? "the dtype" : "the element size"));
         }
-        stack[top++] = in.op == Op::kDTypeOf ? Value::dtype(static_cast<int64_t>(s.dtype))
-                                             : Value::integer(scalar_size(s.dtype));
+        stack[top++] =
+            in.op == Op::kDTypeOf ? Value::dtype(static_cast<int64_t>(s.dtype)) : Value::integer(scalar_size(s.dtype));
         break;
       }
       case Op::kMod:
@@ -679,7 +754,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
         v = Value::integer(~v.i);
         break;
       }
-      case Op::kNot: stack[top - 1] = Value::boolean(!truthy(stack[top - 1])); break;
+      case Op::kNot:
+        stack[top - 1] = Value::boolean(!truthy(stack[top - 1]));
+        break;
       case Op::kEq:
       case Op::kNe: {
         --top;
@@ -696,7 +773,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
         --top;
         stack[top - 1] = Value::boolean(ordered(c, in.op, stack[top - 1], stack[top]));
         break;
-      case Op::kJump: pc = in.target; break;
+      case Op::kJump:
+        pc = in.target;
+        break;
       case Op::kJumpIfFalse:
         if (!truthy(stack[--top])) pc = in.target;
         break;
@@ -720,16 +799,27 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
   const Value& result = stack[0];
   ArgSlot slot;
   switch (result.kind) {
-    case Value::kInt: slot.kind = ArgKind::kInt; slot.value.i = result.i; break;
-    case Value::kBool: slot.kind = ArgKind::kBool; slot.value.i = result.i; break;
-    case Value::kFloat: slot.kind = ArgKind::kFloat; slot.value.f = result.f; break;
-    case Value::kNone: break;
+    case Value::kInt:
+      slot.kind = ArgKind::kInt;
+      slot.value.i = result.i;
+      break;
+    case Value::kBool:
+      slot.kind = ArgKind::kBool;
+      slot.value.i = result.i;
+      break;
+    case Value::kFloat:
+      slot.kind = ArgKind::kFloat;
+      slot.value.f = result.f;
+      break;
+    case Value::kNone:
+      break;
     case Value::kStr:
       slot.kind = ArgKind::kString;
       slot.value.s = result.s;
       slot.size = result.length;
       break;
-    case Value::kDType: c.type_error("it returned a dtype, which a constexpr cannot hold");
+    case Value::kDType:
+      c.type_error("it returned a dtype, which a constexpr cannot hold");
   }
   return slot;
 }

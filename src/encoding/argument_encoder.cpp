@@ -33,16 +33,25 @@ namespace {
 
 const char* kind_name(const ArgSlot& s) {
   switch (s.kind) {
-    case ArgKind::kNone: return "None";
-    case ArgKind::kBool: return "a bool";
+    case ArgKind::kNone:
+      return "None";
+    case ArgKind::kBool:
+      return "a bool";
     case ArgKind::kInt:
-    case ArgKind::kUInt: return "an integer";
-    case ArgKind::kFloat: return "a float";
-    case ArgKind::kPointer: return "a pointer (tensor)";
-    case ArgKind::kString: return "a string";
-    case ArgKind::kUnsupported: return "an unsupported value";
-    case ArgKind::kTuple: return "a tuple";
-    case ArgKind::kTensorDescriptor: return "a tensor descriptor";
+    case ArgKind::kUInt:
+      return "an integer";
+    case ArgKind::kFloat:
+      return "a float";
+    case ArgKind::kPointer:
+      return "a pointer (tensor)";
+    case ArgKind::kString:
+      return "a string";
+    case ArgKind::kUnsupported:
+      return "an unsupported value";
+    case ArgKind::kTuple:
+      return "a tuple";
+    case ArgKind::kTensorDescriptor:
+      return "a tensor descriptor";
     case ArgKind::kJitFunction:
       return "a @triton.jit function";
   }
@@ -125,11 +134,15 @@ uint16_t float_to_bf16_bits(float f) {
 
 double slot_as_double(const KernelSignature& sig, std::size_t i, const ArgSlot& s, DType target) {
   switch (s.kind) {
-    case ArgKind::kFloat: return s.value.f;
+    case ArgKind::kFloat:
+      return s.value.f;
     case ArgKind::kInt:
-    case ArgKind::kBool: return static_cast<double>(s.value.i);
-    case ArgKind::kUInt: return static_cast<double>(s.value.u);
-    default: throw_type(sig, i, fmt::format("expected a number for type {}, got {}", dtype_name(target), kind_name(s)));
+    case ArgKind::kBool:
+      return static_cast<double>(s.value.i);
+    case ArgKind::kUInt:
+      return static_cast<double>(s.value.u);
+    default:
+      throw_type(sig, i, fmt::format("expected a number for type {}, got {}", dtype_name(target), kind_name(s)));
   }
 }
 
@@ -162,8 +175,8 @@ void store_scalar(const KernelSignature& sig, std::size_t i, const ArgSlot& s, D
       float f = static_cast<float>(d);
       std::memcpy(&cell, &f, 4);
     } else {
-      uint16_t h = dt == DType::kFloat16 ? float_to_half_bits(static_cast<float>(d))
-                                         : float_to_bf16_bits(static_cast<float>(d));
+      uint16_t h =
+          dt == DType::kFloat16 ? float_to_half_bits(static_cast<float>(d)) : float_to_bf16_bits(static_cast<float>(d));
       std::memcpy(&cell, &h, 2);
     }
     return;
@@ -179,15 +192,24 @@ void store_scalar(const KernelSignature& sig, std::size_t i, const ArgSlot& s, D
       cell = static_cast<uint64_t>(s.value.i);
       return;
     }
-    case DType::kInt8: return store_int<int8_t>(sig, i, s, dt, cell);
-    case DType::kInt16: return store_int<int16_t>(sig, i, s, dt, cell);
-    case DType::kInt32: return store_int<int32_t>(sig, i, s, dt, cell);
-    case DType::kInt64: return store_int<int64_t>(sig, i, s, dt, cell);
-    case DType::kUInt8: return store_int<uint8_t>(sig, i, s, dt, cell);
-    case DType::kUInt16: return store_int<uint16_t>(sig, i, s, dt, cell);
-    case DType::kUInt32: return store_int<uint32_t>(sig, i, s, dt, cell);
-    case DType::kUInt64: return store_int<uint64_t>(sig, i, s, dt, cell);
-    default: throw_type(sig, i, fmt::format("cannot pass a scalar of type {}", dtype_name(dt)));
+    case DType::kInt8:
+      return store_int<int8_t>(sig, i, s, dt, cell);
+    case DType::kInt16:
+      return store_int<int16_t>(sig, i, s, dt, cell);
+    case DType::kInt32:
+      return store_int<int32_t>(sig, i, s, dt, cell);
+    case DType::kInt64:
+      return store_int<int64_t>(sig, i, s, dt, cell);
+    case DType::kUInt8:
+      return store_int<uint8_t>(sig, i, s, dt, cell);
+    case DType::kUInt16:
+      return store_int<uint16_t>(sig, i, s, dt, cell);
+    case DType::kUInt32:
+      return store_int<uint32_t>(sig, i, s, dt, cell);
+    case DType::kUInt64:
+      return store_int<uint64_t>(sig, i, s, dt, cell);
+    default:
+      throw_type(sig, i, fmt::format("cannot pass a scalar of type {}", dtype_name(dt)));
   }
 }
 
@@ -197,11 +219,26 @@ uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot&
   uint8_t kind;
   uint64_t value;
   switch (s.kind) {
-    case ArgKind::kNone: kind = kVNone; value = 0; break;
-    case ArgKind::kBool: kind = kVBool; value = static_cast<uint64_t>(s.value.i); break;
-    case ArgKind::kInt: kind = kVInt; value = s.value.u; break;
-    case ArgKind::kUInt: kind = kVUInt; value = s.value.u; break;
-    case ArgKind::kFloat: kind = kVFloat; value = std::bit_cast<uint64_t>(s.value.f); break;
+    case ArgKind::kNone:
+      kind = kVNone;
+      value = 0;
+      break;
+    case ArgKind::kBool:
+      kind = kVBool;
+      value = static_cast<uint64_t>(s.value.i);
+      break;
+    case ArgKind::kInt:
+      kind = kVInt;
+      value = s.value.u;
+      break;
+    case ArgKind::kUInt:
+      kind = kVUInt;
+      value = s.value.u;
+      break;
+    case ArgKind::kFloat:
+      kind = kVFloat;
+      value = std::bit_cast<uint64_t>(s.value.f);
+      break;
     case ArgKind::kString: {
       // 128 bits: a string's key words must not collide with another string's.
       const Digest d = digest(s.value.s, s.size);
@@ -215,7 +252,9 @@ uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot&
       key.words[cw++] = k[1];
       return param_entry(kConstexprToken, Attr::kNone, kVFunction);
     }
-    default: throw_type(sig, i, fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
+    default:
+      throw_type(sig, i,
+                 fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
   }
   key.words[cw++] = value;
   return param_entry(kConstexprToken, Attr::kNone, kind);
@@ -236,10 +275,10 @@ namespace {
 
 void put_header(const ResolvedOptions& o, VariantKey& key) {
   key.words[0] = static_cast<uint64_t>(o.arch) | (uint64_t{o.arch_specific} << 16) |
-                 (uint64_t{o.vendor == Vendor::kHip} << 17) |
-                 (static_cast<uint64_t>(o.num_warps) << 24) | (static_cast<uint64_t>(o.num_stages) << 32) |
-                 (static_cast<uint64_t>(o.num_ctas) << 40) | (uint64_t{o.enable_fp_fusion} << 48) |
-                 (uint64_t{o.launch_pdl} << 49) | (uint64_t{o.launch_cooperative_grid} << 50);
+                 (uint64_t{o.vendor == Vendor::kHip} << 17) | (static_cast<uint64_t>(o.num_warps) << 24) |
+                 (static_cast<uint64_t>(o.num_stages) << 32) | (static_cast<uint64_t>(o.num_ctas) << 40) |
+                 (uint64_t{o.enable_fp_fusion} << 48) | (uint64_t{o.launch_pdl} << 49) |
+                 (uint64_t{o.launch_cooperative_grid} << 50);
   key.words[1] = static_cast<uint64_t>(o.maxnreg) | (o.extra_digest << 8);
 }
 
@@ -272,8 +311,8 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
   if (fixed != kNoToken) {
     token = fixed;
     DType dt = token_dtype(fixed);
-    bool never_specialized = !is_pointer(fixed) && (dt == DType::kBool || is_float_dtype(dt) ||
-                                                    dtype_name(dt)[0] == 'f');
+    bool never_specialized =
+        !is_pointer(fixed) && (dt == DType::kBool || is_float_dtype(dt) || dtype_name(dt)[0] == 'f');
     if (is_pointer(fixed)) {
       if (s.kind == ArgKind::kPointer) {
         cell = reinterpret_cast<uint64_t>(s.value.p);
@@ -281,7 +320,8 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
       } else if (s.kind == ArgKind::kNone) {
         cell = 0;  // Triton passes None to a typed pointer as a null pointer
       } else {
-        throw_type(sig, i, fmt::format("is annotated {} and expected a tensor, got {}", token_name(fixed), kind_name(s)));
+        throw_type(sig, i,
+                   fmt::format("is annotated {} and expected a tensor, got {}", token_name(fixed), kind_name(s)));
       }
     } else {
       if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kNone) [[unlikely]] {
@@ -294,7 +334,9 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
     }
   } else {
     switch (s.kind) {
-      case ArgKind::kNone: is_param = false; return put_constexpr(sig, i, s, key, cw);
+      case ArgKind::kNone:
+        is_param = false;
+        return put_constexpr(sig, i, s, key, cw);
       case ArgKind::kBool:
         token = scalar_token(DType::kBool);
         cell = static_cast<uint64_t>(s.value.i);
@@ -322,7 +364,8 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
         if (p.specialize) attr = alignment_attr(p, int_bits(s));
         break;
       case ArgKind::kPointer:
-        if (s.dtype == DType::kInvalid) [[unlikely]] throw_type(sig, i, "is a pointer without a dtype");
+        if (s.dtype == DType::kInvalid) [[unlikely]]
+          throw_type(sig, i, "is a pointer without a dtype");
         token = pointer_token(s.dtype, false);
         cell = reinterpret_cast<uint64_t>(s.value.p);
         if (p.specialize) attr = alignment_attr(p, cell);
@@ -330,7 +373,8 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
       case ArgKind::kJitFunction:
         is_param = false;
         return put_constexpr(sig, i, s, key, cw);  // as Triton's specializer
-      default: throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
+      default:
+        throw_type(sig, i, fmt::format("cannot take {}", kind_name(s)));
     }
   }
   return param_entry(token, attr);
@@ -339,8 +383,8 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
 // A tensor descriptor argument: checked as TensorDescriptor.__post_init__ checks it, keyed by
 // its dtype and block shape (Triton's "tensordesc<fp16[64, 32]>"), and recorded for expansion.
 __attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig, std::size_t i, const ParamRule& p,
-                                                     const ArgSlot& s, int device_check, VariantKey& key,
-                                                     uint32_t& cw, uint32_t kp, EncodedCall& out) {
+                                                     const ArgSlot& s, int device_check, VariantKey& key, uint32_t& cw,
+                                                     uint32_t kp, EncodedCall& out) {
   if (p.is_constexpr) throw_type(sig, i, "is a constexpr and cannot take a tensor descriptor");
   if (p.annotation != kNoToken) {
     throw_type(sig, i, fmt::format("is annotated {} and cannot take a tensor descriptor", token_name(p.annotation)));
@@ -349,34 +393,45 @@ __attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig,
   if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank) {
     throw_value(sig, i, "is a tensor descriptor whose shape, strides and block shape must have one rank, from 1 to 5");
   }
-  if (d.dtype == DType::kInvalid || d.dtype == DType::kBool) throw_type(sig, i, "is a tensor descriptor without a dtype it can copy");
+  if (d.dtype == DType::kInvalid || d.dtype == DType::kBool)
+    throw_type(sig, i, "is a tensor descriptor without a dtype it can copy");
   const int elem = scalar_size(d.dtype);
   if (reinterpret_cast<uintptr_t>(d.base) % 16 != 0) {
     throw_value(sig, i, "is a tensor descriptor whose base is not 16-byte aligned");
   }
   for (int k = 0; k < d.rank; ++k) {
-    if (d.shape[k] <= 0) throw_value(sig, i, fmt::format("is a tensor descriptor with shape[{}] = {}; it must be positive", k, d.shape[k]));
+    if (d.shape[k] <= 0)
+      throw_value(sig, i,
+                  fmt::format("is a tensor descriptor with shape[{}] = {}; it must be positive", k, d.shape[k]));
     // Triton passes each dimension to the kernel as an i32 (TMA itself takes up to 2^32)
     if (d.shape[k] > INT32_MAX) {
-      throw_value(sig, i, fmt::format("is a tensor descriptor with shape[{}] = {}; the kernel takes each dimension as "
-                                      "an i32, at most 2147483647", k, d.shape[k]));
+      throw_value(sig, i,
+                  fmt::format("is a tensor descriptor with shape[{}] = {}; the kernel takes each dimension as "
+                              "an i32, at most 2147483647",
+                              k, d.shape[k]));
     }
     const int32_t b = d.block_shape[k];
     if (b <= 0 || (b & (b - 1)) != 0 || b > 256) {
-      throw_value(sig, i, fmt::format("is a tensor descriptor with block_shape[{}] = {}; TMA blocks are powers of two up to 256", k, b));
+      throw_value(
+          sig, i,
+          fmt::format("is a tensor descriptor with block_shape[{}] = {}; TMA blocks are powers of two up to 256", k,
+                      b));
     }
     if (k + 1 < d.rank && (d.strides[k] <= 0 || (d.strides[k] * elem) % 16 != 0)) {
-      throw_value(sig, i, fmt::format("is a tensor descriptor with strides[{}] = {} ({} bytes); strides must be 16-byte "
-                                      "multiples",
-                                      k, d.strides[k], d.strides[k] * elem));
+      throw_value(sig, i,
+                  fmt::format("is a tensor descriptor with strides[{}] = {} ({} bytes); strides must be 16-byte "
+                              "multiples",
+                              k, d.strides[k], d.strides[k] * elem));
     }
     if (k + 1 < d.rank && d.strides[k] >= (int64_t{1} << 40) / elem) {  // cuTensorMapEncodeTiled's limit
-      throw_value(sig, i, fmt::format("is a tensor descriptor with strides[{}] = {}; a TMA stride must be below 2^40 "
-                                      "bytes",
-                                      k, d.strides[k]));
+      throw_value(sig, i,
+                  fmt::format("is a tensor descriptor with strides[{}] = {}; a TMA stride must be below 2^40 "
+                              "bytes",
+                              k, d.strides[k]));
     }
   }
-  if (d.strides[d.rank - 1] != 1) throw_value(sig, i, "is a tensor descriptor whose last dimension is not contiguous (stride 1)");
+  if (d.strides[d.rank - 1] != 1)
+    throw_value(sig, i, "is a tensor descriptor whose last dimension is not contiguous (stride 1)");
   const bool floating = is_float_dtype(d.dtype) || dtype_name(d.dtype)[0] == 'f';  // fp8 kinds too, as torch says
   if (d.nan_padding && !floating) {
     throw_value(sig, i, "is a tensor descriptor with padding 'nan' over a dtype that is not floating point");
@@ -404,7 +459,8 @@ std::size_t argument_starts(const KernelSignature& sig, const ArgSlot* slots, st
     starts[count++] = pos;
     std::size_t remaining = 1;
     while (remaining > 0) {
-      if (pos >= n_slots) [[unlikely]] throw ValueError(fmt::format("{}: a tuple argument has fewer elements than it says", sig.name));
+      if (pos >= n_slots) [[unlikely]]
+        throw ValueError(fmt::format("{}: a tuple argument has fewer elements than it says", sig.name));
       const ArgSlot& s = slots[pos++];
       --remaining;
       if (s.kind == ArgKind::kTuple) remaining += s.size;
@@ -424,14 +480,20 @@ Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* sl
     const char kind = static_cast<char>(s.kind);
     h.add(std::string_view(&kind, 1));
     switch (s.kind) {
-      case ArgKind::kTuple: remaining += s.size; h.add(std::to_string(s.size)); break;
-      case ArgKind::kString: h.add(std::string_view(s.value.s, s.size)); break;
+      case ArgKind::kTuple:
+        remaining += s.size;
+        h.add(std::to_string(s.size));
+        break;
+      case ArgKind::kString:
+        h.add(std::string_view(s.value.s, s.size));
+        break;
       case ArgKind::kJitFunction:
         throw_type(sig, i, "holds a @triton.jit function in a tuple; pass it as an argument of its own");
       case ArgKind::kPointer:
       case ArgKind::kUnsupported:
         throw_type(sig, i, "is a constexpr and takes a tuple of ints, floats, bools, strings or None, not of tensors");
-      default: h.add(std::string_view(reinterpret_cast<const char*>(&s.value.u), 8));
+      default:
+        h.add(std::string_view(reinterpret_cast<const char*>(&s.value.u), 8));
     }
   }
   return h.finish();
@@ -448,7 +510,8 @@ __attribute__((always_inline)) inline void encode_flat(const KernelSignature& si
                                                        const ArgSlot* args, std::size_t n, const ArgSlot* tail,
                                                        int device_check, EncodedCall& out) {
   const std::size_t np = sig.params.size();
-  if (n > np || (!HasTail && n < sig.num_required)) [[unlikely]] throw_count(sig, n);
+  if (n > np || (!HasTail && n < sig.num_required)) [[unlikely]]
+    throw_count(sig, n);
 
   VariantKey& key = out.key;
   out.num_descriptors = 0;
@@ -512,8 +575,8 @@ void encode_params_split(const KernelSignature& sig, const ArgSlot* head, std::s
   encode_flat<true, false>(sig, unused, head, n_head, tail, device_check, out);
 }
 
-void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* slots,
-                        std::size_t n_slots, int device_check, EncodedCall& out) {
+void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, const ArgSlot* slots, std::size_t n_slots,
+                        int device_check, EncodedCall& out) {
   const std::size_t np = sig.params.size();
   std::size_t starts[kMaxParams];
   const std::size_t n = argument_starts(sig, slots, n_slots, starts);
@@ -523,7 +586,9 @@ void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, co
   put_header(o, key);
   uint32_t cw = kHeaderWords + param_words(np);
   for (uint32_t w = kHeaderWords; w < cw; ++w) key.words[w] = 0;
-  auto set_entry = [&](std::size_t i, uint16_t entry) { key.words[kHeaderWords + i / 4] |= uint64_t{entry} << (16 * (i % 4)); };
+  auto set_entry = [&](std::size_t i, uint16_t entry) {
+    key.words[kHeaderWords + i / 4] |= uint64_t{entry} << (16 * (i % 4));
+  };
   auto room = [&](std::size_t words) {
     if (cw + words > kMaxKeyWords) throw ValueError(fmt::format("{}: too many tuple elements in one call", sig.name));
   };
@@ -597,7 +662,8 @@ int kernel_param_count(const KernelSignature& sig, const VariantKey& key) {
   int count = 0;
   for_each_param(sig, key, [&](std::size_t, const DecodedParam& d) {
     if (d.token == kTupleToken) {
-      walk_tuple(key, d.tree, [&](const TupleStep& step) { count += step.leaf && entry_token(step.entry) != kConstexprToken; });
+      walk_tuple(key, d.tree,
+                 [&](const TupleStep& step) { count += step.leaf && entry_token(step.entry) != kConstexprToken; });
     } else {
       count += d.token != kConstexprToken && d.token != kTensorDescToken;  // descriptors: see expand_descriptors
     }
@@ -609,12 +675,18 @@ namespace {
 
 std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
   switch (d.value_kind) {
-    case kVNone: return "None";
-    case kVBool: return d.value ? "True" : "False";
-    case kVInt: return std::to_string(static_cast<int64_t>(d.value));
-    case kVUInt: return std::to_string(d.value);
-    case kVFloat: return fmt::format("{}", std::bit_cast<double>(d.value));
-    case kVString: return fmt::format("'{}'", std::string_view(slot.value.s, slot.size));
+    case kVNone:
+      return "None";
+    case kVBool:
+      return d.value ? "True" : "False";
+    case kVInt:
+      return std::to_string(static_cast<int64_t>(d.value));
+    case kVUInt:
+      return std::to_string(d.value);
+    case kVFloat:
+      return fmt::format("{}", std::bit_cast<double>(d.value));
+    case kVString:
+      return fmt::format("'{}'", std::string_view(slot.value.s, slot.size));
     case kVFunction:
       return static_cast<const JitFunctionArg*>(slot.value.p)->label();
   }
@@ -644,7 +716,8 @@ std::string descriptor_type_name(uint64_t word) {
 std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const CallArgs& args) {
   std::string text;
   auto leaf_text = [](uint16_t entry, uint64_t value) -> std::string {
-    if (entry_token(entry) == kConstexprToken) return entry_value_kind(entry) == kVNone ? "None" : std::to_string(value);
+    if (entry_token(entry) == kConstexprToken)
+      return entry_value_kind(entry) == kVNone ? "None" : std::to_string(value);
     return token_name(entry_token(entry)) + (entry_attr(entry) == Attr::kDivisible16 ? ":16" : "");
   };
   for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {

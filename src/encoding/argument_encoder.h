@@ -6,9 +6,9 @@
 #include <string>
 
 #include "encoding/kernel_signature.h"
-#include "triton_jit/launch_config.h"
 #include "encoding/variant_key.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/launch_config.h"
 
 namespace triton_jit::detail {
 
@@ -57,8 +57,8 @@ int descriptor_rank(uint64_t word) noexcept;
 
 // device_check: the CUDA device every pointer argument must live on, or -1 to skip the check
 // (warmup, where nothing is dereferenced). Throws TypeError / ValueError naming the argument.
-void encode_call(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* args,
-                 std::size_t num_args, int device_check, EncodedCall& out);
+void encode_call(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* args, std::size_t num_args,
+                 int device_check, EncodedCall& out);
 // The same for parameters given in two pieces: [0, n_head) from head, the rest from tail (a
 // decorated call: what the caller passed, then what its decorators set).
 void encode_call_split(const KernelSignature& sig, const ResolvedOptions& options, const ArgSlot* head,
@@ -143,9 +143,9 @@ void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) 
 // A step of a walk through a tuple tree: a node's start or end, or a leaf.
 struct TupleStep {
   enum Kind { kBegin, kLeaf, kEnd } kind;
-  uint32_t count;      // kBegin: elements
-  uint16_t entry;      // kLeaf
-  uint64_t value;      // kLeaf folded into a constexpr: its value bits
+  uint32_t count;        // kBegin: elements
+  uint16_t entry;        // kLeaf
+  uint64_t value;        // kLeaf folded into a constexpr: its value bits
   const uint32_t* path;  // the element's indices from the tuple down (kLeaf, kBegin of an inner node)
   uint32_t depth;
   bool leaf = false;

@@ -45,8 +45,8 @@ ArgSlot slot_from_tagged(const nlohmann::json& tagged, KernelSignature& sig, std
     slot.value.s = stored.data();
     slot.size = static_cast<uint32_t>(stored.size());
   } else {
-    error = fmt::format("a default of a kind C++ cannot pass ({})", value.dump(-1, ' ', false,
-                                                                              nlohmann::json::error_handler_t::replace));
+    error = fmt::format("a default of a kind C++ cannot pass ({})",
+                        value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
   return slot;
 }

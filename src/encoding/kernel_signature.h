@@ -20,11 +20,11 @@ namespace triton_jit::detail {
 struct ParamSpec {
   std::string name;
   bool is_constexpr = false;
-  bool specialize = true;  // false: do_not_specialize
-  bool align = true;       // false: do_not_specialize_on_alignment
+  bool specialize = true;           // false: do_not_specialize
+  bool align = true;                // false: do_not_specialize_on_alignment
   TypeToken annotation = kNoToken;  // a type annotation fixes the kernel type
   bool has_default = false;
-  ArgSlot default_value;  // valid when has_default; strings point into KernelSignature storage
+  ArgSlot default_value;      // valid when has_default; strings point into KernelSignature storage
   std::string default_error;  // set when the Python default cannot be expressed from C++
 };
 
@@ -50,7 +50,7 @@ struct KernelSignature {
   std::vector<DecoratorStep> steps;
   std::vector<HeuristicSpec> heuristics;
   std::optional<AutotuneSpec> autotune;
-  std::vector<std::size_t> user_params;  // what a decorated call passes: parameters no decorator sets
+  std::vector<std::size_t> user_params;       // what a decorated call passes: parameters no decorator sets
   std::vector<std::size_t> decorator_params;  // the others
   std::size_t num_required_user = 0;
   bool decorated() const noexcept { return !steps.empty(); }

@@ -87,7 +87,8 @@ struct Parser {
     if (token.starts_with("@jit:")) {
       // "@jit:<where, hex>:<name, hex>:<key>", as JitFunctionArg::signature_token() writes it
       const std::string_view rest = token.substr(5);
-      const std::size_t first = rest.find(':'), second = rest.find(':', first == std::string_view::npos ? 0 : first + 1);
+      const std::size_t first = rest.find(':'),
+                        second = rest.find(':', first == std::string_view::npos ? 0 : first + 1);
       bool ok_where = false, ok_name = false;
       if (first == std::string_view::npos || second == std::string_view::npos) {
         fail(position, token, "a function token is @jit:<path, hex>:<name, hex>:<key>");
@@ -119,8 +120,9 @@ struct Parser {
       return;
     }
     if (!constexpr_param) {
-      fail(position, token, "not a type (\"*fp32\", \"i64:16\"), a value (\"1024\", \"0.5\", \"true\", \"nullopt\") "
-                            "or a tuple; a string is a value only for a tl.constexpr parameter");
+      fail(position, token,
+           "not a type (\"*fp32\", \"i64:16\"), a value (\"1024\", \"0.5\", \"true\", \"nullopt\") "
+           "or a tuple; a string is a value only for a tl.constexpr parameter");
     }
     out.strings.emplace_back(token);
     p.literal = to_slot(std::string_view(out.strings.back()));
@@ -138,8 +140,9 @@ struct Parser {
       base.remove_suffix(2);
     }
     // libtriton_jit names bool "i1" (Triton's canonical name is "u1")
-    TypeToken type = base == "i1" ? scalar_token(DType::kBool) : base == "*i1" ? pointer_token(DType::kBool, false)
-                                                                              : parse_token(base);
+    TypeToken type = base == "i1"    ? scalar_token(DType::kBool)
+                     : base == "*i1" ? pointer_token(DType::kBool, false)
+                                     : parse_token(base);
     if (type == kNoToken || type == kConstexprToken) return false;
     const DType dtype = token_dtype(type);
     if (is_pointer(type)) {
@@ -193,10 +196,10 @@ T read(const void* address) noexcept {
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_claim(const KernelSignature& sig, const RawSignature& s,
-                                                             const RawParam& p, std::string_view what) {
-  const std::size_t index = sig.decorated() ? (p.position < sig.user_params.size() ? sig.user_params[p.position]
-                                                                                   : sig.params.size())
-                                            : p.position;
+                                                              const RawParam& p, std::string_view what) {
+  const std::size_t index =
+      sig.decorated() ? (p.position < sig.user_params.size() ? sig.user_params[p.position] : sig.params.size())
+                      : p.position;
   const std::string name = index < sig.params.size() ? fmt::format(" ('{}')", sig.params[index].name) : "";
   throw ValueError(fmt::format("{}: launch_with_raw_args: parameter {}{}: the signature '{}' claims {}", sig.name,
                                p.position, name, s.text.substr(0, 300), what));
@@ -216,9 +219,10 @@ RawSignature parse_raw_signature(std::string_view text, const KernelSignature& s
   const std::size_t limit = sig.decorated() ? sig.user_params.size() : sig.params.size();
   if (text.empty()) tokens.clear();
   if (tokens.size() > limit || tokens.size() > kMaxRawSlots) {
-    throw ValueError(fmt::format("{}: launch_with_raw_args: the signature has {} parameters, the kernel takes at most "
-                                 "{}{}", sig.name, tokens.size(), limit,
-                                 sig.decorated() ? " (its decorators set the others)" : ""));
+    throw ValueError(
+        fmt::format("{}: launch_with_raw_args: the signature has {} parameters, the kernel takes at most "
+                    "{}{}",
+                    sig.name, tokens.size(), limit, sig.decorated() ? " (its decorators set the others)" : ""));
   }
   Parser parser{sig, out};
   for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -226,8 +230,10 @@ RawSignature parse_raw_signature(std::string_view text, const KernelSignature& s
     parser.parse(tokens[i], i, index < sig.params.size() && sig.params[index].is_constexpr);
   }
   if (out.params.size() > kMaxRawSlots) {
-    throw ValueError(fmt::format("{}: launch_with_raw_args: the signature has {} values with its tuples' elements; a "
-                                 "raw launch takes at most {}", sig.name, out.params.size(), kMaxRawSlots));
+    throw ValueError(
+        fmt::format("{}: launch_with_raw_args: the signature has {} values with its tuples' elements; a "
+                    "raw launch takes at most {}",
+                    sig.name, out.params.size(), kMaxRawSlots));
   }
   return out;
 }
@@ -256,22 +262,45 @@ void raw_slots(const RawSignature& s, const KernelSignature& sig, void* const* a
       case RawParam::Kind::kScalar: {
         const void* at = args[next++];
         switch (p.dtype) {
-          case DType::kBool: slot = ArgTraits<bool>::to_slot(read<uint8_t>(at) != 0); break;
-          case DType::kInt8: slot = ArgTraits<int8_t>::to_slot(read<int8_t>(at)); break;
-          case DType::kInt16: slot = ArgTraits<int16_t>::to_slot(read<int16_t>(at)); break;
-          case DType::kInt32: slot = ArgTraits<int32_t>::to_slot(read<int32_t>(at)); break;
-          case DType::kInt64: slot = ArgTraits<int64_t>::to_slot(read<int64_t>(at)); break;
-          case DType::kUInt8: slot = ArgTraits<uint8_t>::to_slot(read<uint8_t>(at)); break;
-          case DType::kUInt16: slot = ArgTraits<uint16_t>::to_slot(read<uint16_t>(at)); break;
-          case DType::kUInt32: slot = ArgTraits<uint32_t>::to_slot(read<uint32_t>(at)); break;
-          case DType::kUInt64: slot = ArgTraits<uint64_t>::to_slot(read<uint64_t>(at)); break;
-          case DType::kFloat32: slot = ArgTraits<float>::to_slot(read<float>(at)); break;
-          default: slot = ArgTraits<double>::to_slot(read<double>(at)); break;  // fp64: the parser took no other
+          case DType::kBool:
+            slot = ArgTraits<bool>::to_slot(read<uint8_t>(at) != 0);
+            break;
+          case DType::kInt8:
+            slot = ArgTraits<int8_t>::to_slot(read<int8_t>(at));
+            break;
+          case DType::kInt16:
+            slot = ArgTraits<int16_t>::to_slot(read<int16_t>(at));
+            break;
+          case DType::kInt32:
+            slot = ArgTraits<int32_t>::to_slot(read<int32_t>(at));
+            break;
+          case DType::kInt64:
+            slot = ArgTraits<int64_t>::to_slot(read<int64_t>(at));
+            break;
+          case DType::kUInt8:
+            slot = ArgTraits<uint8_t>::to_slot(read<uint8_t>(at));
+            break;
+          case DType::kUInt16:
+            slot = ArgTraits<uint16_t>::to_slot(read<uint16_t>(at));
+            break;
+          case DType::kUInt32:
+            slot = ArgTraits<uint32_t>::to_slot(read<uint32_t>(at));
+            break;
+          case DType::kUInt64:
+            slot = ArgTraits<uint64_t>::to_slot(read<uint64_t>(at));
+            break;
+          case DType::kFloat32:
+            slot = ArgTraits<float>::to_slot(read<float>(at));
+            break;
+          default:
+            slot = ArgTraits<double>::to_slot(read<double>(at));
+            break;  // fp64: the parser took no other
         }
         if (p.claim == 16 && (slot.value.u % 16) != 0) [[unlikely]] {
-          throw_claim(sig, s, p, fmt::format("divisibility by 16, but the value is {}",
-                                             slot.kind == ArgKind::kUInt ? fmt::format("{}", slot.value.u)
-                                                                         : fmt::format("{}", slot.value.i)));
+          throw_claim(sig, s, p,
+                      fmt::format("divisibility by 16, but the value is {}", slot.kind == ArgKind::kUInt
+                                                                                 ? fmt::format("{}", slot.value.u)
+                                                                                 : fmt::format("{}", slot.value.i)));
         }
         break;
       }

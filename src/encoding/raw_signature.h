@@ -39,12 +39,12 @@ struct RawParam {
 struct RawSignature {
   std::string text;
   uint64_t hash = 0;
-  std::vector<RawParam> params;  // in slot order: a tuple's elements follow its start
-  std::size_t passed = 0;        // the addresses a call gives (before any scratch pointers)
-  bool nested = false;           // holds a tuple
-  std::deque<std::string> strings;         // backs string literals
-  std::deque<JitFunctionArg> functions;    // functions named by their signature tokens
-  const RawSignature* next = nullptr;      // RawSignatureList's link
+  std::vector<RawParam> params;          // in slot order: a tuple's elements follow its start
+  std::size_t passed = 0;                // the addresses a call gives (before any scratch pointers)
+  bool nested = false;                   // holds a tuple
+  std::deque<std::string> strings;       // backs string literals
+  std::deque<JitFunctionArg> functions;  // functions named by their signature tokens
+  const RawSignature* next = nullptr;    // RawSignatureList's link
 };
 
 // Parses `text` for the kernel `sig` (its parameter count and which parameters are constexpr:

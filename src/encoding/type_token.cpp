@@ -6,7 +6,7 @@ namespace triton_jit {
 
 namespace {
 constexpr std::array<const char*, 19> kDTypeNames = {
-    "invalid", "u1",  "i8",  "i16",  "i32",  "i64",     "u8",    "u16",    "u32",     "u64",
+    "invalid", "u1",   "i8",   "i16",  "i32",     "i64",   "u8",      "u16",      "u32",     "u64",
     "fp16",    "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15"};
 }  // namespace
 

@@ -16,7 +16,7 @@ inline constexpr TypeToken kNoToken = 0;
 inline constexpr TypeToken kPointerBit = 0x40;
 inline constexpr TypeToken kConstPointerBit = 0x80;
 inline constexpr TypeToken kConstexprToken = 0x3F;
-inline constexpr TypeToken kTupleToken = 0x3E;  // a tuple: its tree is in the key's tail
+inline constexpr TypeToken kTupleToken = 0x3E;       // a tuple: its tree is in the key's tail
 inline constexpr TypeToken kTensorDescToken = 0x3D;  // a host TMA descriptor: its dtype and block in the tail
 
 constexpr TypeToken scalar_token(DType dtype) noexcept { return static_cast<TypeToken>(dtype); }

@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 
 bool is_module_spec(std::string_view spec) {
   const auto colon = spec.find(':');
-  return colon != std::string_view::npos && !spec.ends_with(".py") && spec.substr(0, colon).find('/') == std::string_view::npos;
+  return colon != std::string_view::npos && !spec.ends_with(".py") &&
+         spec.substr(0, colon).find('/') == std::string_view::npos;
 }
 
 bool regular_file(const fs::path& p) {

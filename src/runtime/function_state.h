@@ -44,7 +44,8 @@ struct Variant {
 
 // An autotuner's choice for one tuning key. Immutable once published.
 struct TuningChoice {
-  TuningChoice(const VariantKey& k, int c, std::string s, double ms) : key(k), config(c), source(std::move(s)), milliseconds(ms) {}
+  TuningChoice(const VariantKey& k, int c, std::string s, double ms)
+      : key(k), config(c), source(std::move(s)), milliseconds(ms) {}
   const VariantKey key;  // the tuning key: the device, then what Triton's autotuner keys on
   const int config;
   const std::string source;  // "tuned", "cache", "bundle", "fallback"

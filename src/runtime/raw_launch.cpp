@@ -15,7 +15,7 @@ namespace triton_jit {
 namespace {
 
 __attribute__((noinline, cold)) const detail::RawSignature& add_raw_signature(TritonJITFunction::Impl& f,
-                                                                               std::string_view text, uint64_t hash) {
+                                                                              std::string_view text, uint64_t hash) {
   detail::RawSignature parsed = detail::parse_raw_signature(text, f.sig);  // may throw; outside the lock
   std::lock_guard lock(f.mutex);
   for (const auto* s = f.raw_signatures.load(std::memory_order_relaxed); s != nullptr; s = s->next) {
@@ -36,14 +36,15 @@ const detail::RawSignature& raw_signature(TritonJITFunction::Impl& f, std::strin
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_raw_count(const TritonJITFunction::Impl& f,
-                                                                 const detail::RawSignature& s, std::size_t num_args) {
-  throw ValueError(fmt::format("{}: launch_with_raw_args: the signature '{}' takes {} values (and up to 2 scratch "
-                               "pointers after them), but num_args is {}",
-                               f.sig.name, s.text.substr(0, 300), s.passed, num_args));
+                                                                  const detail::RawSignature& s, std::size_t num_args) {
+  throw ValueError(
+      fmt::format("{}: launch_with_raw_args: the signature '{}' takes {} values (and up to 2 scratch "
+                  "pointers after them), but num_args is {}",
+                  f.sig.name, s.text.substr(0, 300), s.passed, num_args));
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_null_args(const TritonJITFunction::Impl& f,
-                                                                 const detail::RawSignature& s) {
+                                                                  const detail::RawSignature& s) {
   throw ValueError(fmt::format("{}: launch_with_raw_args: args is null, but the signature '{}' takes {} values",
                                f.sig.name, s.text.substr(0, 300), s.passed));
 }
@@ -62,8 +63,10 @@ void TritonJITFunction::launch_with_raw_args(Stream stream, unsigned grid_x, uns
                                              void** args, std::size_t num_args) const {
   Impl& f = *impl_;
   const detail::RawSignature& s = raw_signature(f, signature);
-  if (num_args != 0 && (num_args < s.passed || num_args > s.passed + 2)) [[unlikely]] throw_raw_count(f, s, num_args);
-  if (args == nullptr && s.passed > 0) [[unlikely]] throw_null_args(f, s);
+  if (num_args != 0 && (num_args < s.passed || num_args > s.passed + 2)) [[unlikely]]
+    throw_raw_count(f, s, num_args);
+  if (args == nullptr && s.passed > 0) [[unlikely]]
+    throw_null_args(f, s);
   RawSlots slots;
   detail::raw_slots(s, f.sig, args, slots.raw());
   LaunchConfig config;
@@ -109,7 +112,8 @@ VariantInfo TritonJITFunction::compile(std::string_view signature, unsigned num_
         // stored in the width the token names, as the caller's buffer would hold it
         const int64_t value = p.claim == 16 ? 16 : 3;
         std::memcpy(&integers[i], &value, sizeof(value));
-        if (p.dtype == DType::kBool) integers[i] = 0;
+        if (p.dtype == DType::kBool)
+          integers[i] = 0;
         else if (detail::scalar_size(p.dtype) == 4) {
           const int32_t narrow = static_cast<int32_t>(value);
           std::memcpy(&integers[i], &narrow, sizeof(narrow));

@@ -25,21 +25,26 @@ namespace {
 
 int host_element_type(int device_type) noexcept {
   switch (device_type) {
-    case 8: return 10;
-    case 9: return 8;
-    case 10: return 9;
-    default: return device_type;
+    case 8:
+      return 10;
+    case 9:
+      return 8;
+    case 10:
+      return 9;
+    default:
+      return device_type;
   }
 }
 
 constexpr int kTensorMapTf32 = 11;  // CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, as Triton's TMA_TF32
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_unsupported_option(const impl::KernelMetadata& m,
-                                                                         const TensorDescriptor& d) {
-  throw ValueError(fmt::format("{}: a tensor descriptor with {} needs a Triton whose launcher passes it (3.5 and newer "
-                               "for padding, 3.8 for round_f32_to_tf32); this variant was compiled by Triton {}",
-                               m.name, d.nan_padding && m.descriptor_flags < 1 ? "padding 'nan'" : "round_f32_to_tf32",
-                               m.triton_version.empty() ? "(unknown)" : m.triton_version));
+                                                                           const TensorDescriptor& d) {
+  throw ValueError(
+      fmt::format("{}: a tensor descriptor with {} needs a Triton whose launcher passes it (3.5 and newer "
+                  "for padding, 3.8 for round_f32_to_tf32); this variant was compiled by Triton {}",
+                  m.name, d.nan_padding && m.descriptor_flags < 1 ? "padding 'nan'" : "round_f32_to_tf32",
+                  m.triton_version.empty() ? "(unknown)" : m.triton_version));
 }
 
 }  // namespace
@@ -82,8 +87,8 @@ void expand_descriptors(const impl::KernelMetadata& m, EncodedCall& call) {
     const EncodedCall::Descriptor& desc = call.descriptors[k];
     while (next < desc.at) call.params[out++] = given[next++];
     if (out + kDescriptorCells + (num_given - next) > kMaxParams) [[unlikely]] {
-      throw ValueError(fmt::format("{}: its tensor descriptors expand to more than {} kernel parameters", m.name,
-                                   kMaxParams));
+      throw ValueError(
+          fmt::format("{}: its tensor descriptors expand to more than {} kernel parameters", m.name, kMaxParams));
     }
     const TensorDescriptor& d = *desc.value;
     const impl::TensorMapLayout* layout = k < m.tensor_maps.size() ? &m.tensor_maps[k] : nullptr;
@@ -111,7 +116,8 @@ void expand_descriptors(const impl::KernelMetadata& m, EncodedCall& call) {
       uint64_t* map = maps + 16 * k;
       ActiveBackend::encode_tensor_map(map, r);
       call.params[out++] = map;
-      for (int i = 0; i < d.rank; ++i) put(static_cast<uint32_t>(static_cast<int32_t>(shape[static_cast<std::size_t>(i)])));
+      for (int i = 0; i < d.rank; ++i)
+        put(static_cast<uint32_t>(static_cast<int32_t>(shape[static_cast<std::size_t>(i)])));
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint64_t>(d.strides[static_cast<std::size_t>(i)]));
     } else {
       put(reinterpret_cast<uint64_t>(d.base));
@@ -119,7 +125,8 @@ void expand_descriptors(const impl::KernelMetadata& m, EncodedCall& call) {
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint64_t>(d.strides[static_cast<std::size_t>(i)]));
       if (m.descriptor_flags >= 1) put(d.nan_padding ? 1 : 0);
       if (m.descriptor_flags >= 2) put(d.round_f32_to_tf32 ? 1 : 0);
-      for (int i = 0; i < d.rank; ++i) put(static_cast<uint32_t>(static_cast<int32_t>(d.shape[static_cast<std::size_t>(i)])));
+      for (int i = 0; i < d.rank; ++i)
+        put(static_cast<uint32_t>(static_cast<int32_t>(d.shape[static_cast<std::size_t>(i)])));
       for (int i = 0; i < d.rank; ++i) put(static_cast<uint64_t>(d.strides[static_cast<std::size_t>(i)]));
     }
   }

@@ -18,8 +18,8 @@ std::unique_ptr<TritonJITFunction::Impl> build_function(std::string_view spec, s
 
 // The variant `key` selects, compiled once however many threads ask (they wait without the
 // GIL); a failed compile is reported to every waiter and retried by the next call.
-const Variant* find_or_build_variant(TritonJITFunction::Impl& f, const ResolvedOptions& options,
-                                     const VariantKey& key, const CallArgs& args);
+const Variant* find_or_build_variant(TritonJITFunction::Impl& f, const ResolvedOptions& options, const VariantKey& key,
+                                     const CallArgs& args);
 
 // The variant's kernel on `device`, loaded once.
 const ActiveBackend::Kernel* load_on_device(TritonJITFunction::Impl& f, const Variant& v, int device);

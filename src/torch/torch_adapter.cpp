@@ -18,8 +18,8 @@ class CachingScratchAllocator final : public ScratchAllocator {
   void* allocate(std::size_t bytes, std::size_t alignment, Stream stream) override {
     // The caching allocator aligns blocks to 512 bytes, more than Triton asks for.
     if (alignment > 512) {
-      throw ValueError(fmt::format("triton_jit: scratch alignment {} exceeds what the caching allocator gives (512)",
-                                   alignment));
+      throw ValueError(
+          fmt::format("triton_jit: scratch alignment {} exceeds what the caching allocator gives (512)", alignment));
     }
     return c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(bytes, reinterpret_cast<cudaStream_t>(stream));
   }
@@ -62,15 +62,15 @@ at::Tensor empty_output(at::IntArrayRef sizes, c10::ScalarType dtype, const at::
 void check_cuda(const at::Tensor& t, const char* op, const char* arg) {
   if (!t.defined()) throw ValueError(fmt::format("{}: argument '{}' is an undefined tensor", op, arg));
   if (!t.is_cuda()) {
-    throw ValueError(fmt::format("{}: argument '{}' expected a CUDA tensor, got a {} tensor", op, arg,
-                                 t.device().str()));
+    throw ValueError(
+        fmt::format("{}: argument '{}' expected a CUDA tensor, got a {} tensor", op, arg, t.device().str()));
   }
 }
 
 void check_same_device(const at::Tensor& a, const at::Tensor& b, const char* op) {
   if (a.device() != b.device()) {
-    throw ValueError(fmt::format("{}: expected tensors on one device, got {} and {}", op, a.device().str(),
-                                 b.device().str()));
+    throw ValueError(
+        fmt::format("{}: expected tensors on one device, got {} and {}", op, a.device().str(), b.device().str()));
   }
 }
 

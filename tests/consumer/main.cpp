@@ -15,7 +15,12 @@ int main(int argc, char** argv) {
     std::printf("variant: %s %s for %s, %zu-byte cubin, %d kernel parameters\n", v.kernel_name.c_str(),
                 v.signature.c_str(), v.target.c_str(), v.cubin.size(), v.num_kernel_params);
     std::printf("triton_jit %s, backend %s\n", TRITON_JIT_VERSION, TRITON_JIT_BACKEND);
-    return v.cubin.rfind("\x7f" "ELF", 0) == 0 ? 0 : 1;
+    return v.cubin.rfind(
+               "\x7f"
+               "ELF",
+               0) == 0
+               ? 0
+               : 1;
   } catch (const triton_jit::Error& e) {
     std::fprintf(stderr, "consumer: %s\n", e.what());
     return 1;

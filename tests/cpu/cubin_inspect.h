@@ -2,9 +2,9 @@
 // parameter count from its .nv.info section (EIATTR_KPARAM_INFO entries).
 #pragma once
 
+#include <elf.h>
 #include <cstdint>
 #include <cstring>
-#include <elf.h>
 #include <string>
 #include <string_view>
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <memory>
 
-#include "compiler/compile_request.h"
 #include "common/target.h"
+#include "compiler/compile_request.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
 #include "triton_jit/errors.h"
@@ -21,8 +21,8 @@ KernelSignature signature(const char* params_json) {
                                 R"(, "autotune": null, "heuristics": []})");
 }
 
-std::string param(const char* name, const char* kind = "specialized", const char* annotation = "",
-                  bool dns = false, bool dnsoa = false) {
+std::string param(const char* name, const char* kind = "specialized", const char* annotation = "", bool dns = false,
+                  bool dnsoa = false) {
   return std::string(R"({"name": ")") + name + R"(", "kind": ")" + kind + R"(", "annotation": ")" + annotation +
          R"(", "do_not_specialize": )" + (dns ? "true" : "false") + R"(, "do_not_specialize_on_alignment": )" +
          (dnsoa ? "true" : "false") + "}";
@@ -168,7 +168,7 @@ TEST(KernelSignature, ReadsTheDecoratorChainOutermostFirst) {
   EXPECT_EQ(sig.heuristics[0].param, 4u);
   EXPECT_TRUE(sig.heuristics[0].program.has_value());
   EXPECT_EQ(sig.user_params, (std::vector<std::size_t>{0, 1}));  // BLOCK, MODE and EVEN come from decorators
-  EXPECT_EQ(sig.defaults.num_warps, 0);  // two configs: no default is implied
+  EXPECT_EQ(sig.defaults.num_warps, 0);                          // two configs: no default is implied
 }
 
 TEST(KernelSignature, BadDecoratorsAreErrors) {

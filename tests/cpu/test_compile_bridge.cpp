@@ -10,24 +10,24 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <thread>
 
 #include <triton_jit/triton_jit.h>
 
-#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
+#include "../common/test_paths.h"
 
-#include "cubin_inspect.h"
 #include "../common/error_of.h"
+#include "cubin_inspect.h"
 
+using triton_jit::device_pointer;
 using triton_jit::DType;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
-using triton_jit::device_pointer;
 
 namespace {
 
@@ -66,7 +66,8 @@ TEST(StaticSignature, ReadsKindsAnnotationsAndDefaults) {
   EXPECT_EQ(params[3].annotation, "u32");
   // Triton 3.3 specialises on integer annotations only; pointer, float and bool ones from 3.4 on.
   auto& probe = TritonJITFunction::get_instance(kernel("parity_kernels.py"), "pointwise");
-  const std::string version = probe.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), 4096, 256).triton_version;
+  const std::string version =
+      probe.warmup(sm90(), aligned_f32(), aligned_f32(), aligned_f32(), 4096, 256).triton_version;
   if (!version.starts_with("3.3.")) {
     EXPECT_EQ(params[0].annotation, "*fp32");
     EXPECT_EQ(params[5].annotation, "fp16");

@@ -10,12 +10,12 @@
 #include <cstdlib>
 #include <string>
 
+#include "../common/stand_in_driver.h"
 #include "../common/test_paths.h"
 #include "../fake_cuda/fake_cuda.h"
 #include "backend/cuda/cuda_backend.h"
 #include "compiler/compiled_kernel.h"
 #include "triton_jit/errors.h"
-#include "../common/stand_in_driver.h"
 
 using triton_jit::detail::cuda::CudaBackend;
 
@@ -39,7 +39,11 @@ triton_jit::impl::KernelMetadata metadata(const char* triton_version, int shared
   return m;
 }
 
-const std::string kImage = std::string("\x7f" "ELF", 4) + std::string(60, '\0');
+const std::string kImage = std::string(
+                               "\x7f"
+                               "ELF",
+                               4) +
+                           std::string(60, '\0');
 
 struct DriverKnowsTheMode {
   DriverKnowsTheMode() { setenv("FAKE_CUDA_SHARED_MEMORY_MODE", "1", 1); }

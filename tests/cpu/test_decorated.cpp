@@ -15,20 +15,19 @@
 #include <triton_jit/compile_options.h>
 #include <triton_jit/triton_jit.h>
 
-#include "../common/test_paths.h"
 #include "../common/allocation_counter.h"
-#include "../common/fresh_cache.h"
-#include "../fake_cuda/fake_cuda.h"
-#include "../common/stand_in_driver.h"
 #include "../common/error_of.h"
+#include "../common/fresh_cache.h"
+#include "../common/stand_in_driver.h"
+#include "../common/test_paths.h"
+#include "../fake_cuda/fake_cuda.h"
 
+using triton_jit::device_pointer;
 using triton_jit::DType;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
-using triton_jit::device_pointer;
 
 namespace {
-
 
 // The variant each launch ran, as a launch hook sees it.
 std::string g_launched;
@@ -196,9 +195,8 @@ TEST(Decorated, TuningLeavesTheCallersDataAsItWas) {
 TEST(Decorated, ATensorToSaveWithoutASizeIsAClearError) {
   auto& f = kernel("accumulate");
   static float total[4];
-  auto message = error_of([&] {
-    f(grid_by_block(), device_pointer(g_x, DType::kFloat32), device_pointer(total, DType::kFloat32), 999);
-  });
+  auto message = error_of(
+      [&] { f(grid_by_block(), device_pointer(g_x, DType::kFloat32), device_pointer(total, DType::kFloat32), 999); });
   EXPECT_NE(message.find("accumulate: tuning must save argument 'total_ptr' (reset_to_zero), and its size is unknown"),
             std::string::npos)
       << message;
@@ -262,7 +260,8 @@ TEST(Decorated, StringOperationsOnArgumentsAreComputedByPythonNotRefused) {
   v = f.warmup(LaunchConfig{}, x, x, 100, std::string_view("gelu"), std::string_view("h"));
   EXPECT_NE(v.signature.find("LATE=False"), std::string::npos) << v.signature;
   triton_jit::set_offline(true);
-  auto message = error_of([&] { f.warmup(LaunchConfig{}, x, x, 100, std::string_view("silu"), std::string_view("x")); });
+  auto message =
+      error_of([&] { f.warmup(LaunchConfig{}, x, x, 100, std::string_view("silu"), std::string_view("x")); });
   EXPECT_NE(message.find("string_heuristics: heuristic 'TAGGED' needs Python ('+' of 'str' and 'str'), and Python is "
                          "not used in offline mode"),
             std::string::npos)
@@ -488,7 +487,8 @@ TEST(Decorated, PrepareTunesCompilesAndLoadsWithoutTheCallsLaunch) {
   const auto launches = stand_in<uint64_t()>("fake_cuda_launch_count")();
   const auto compiles = f.stats().compiles;
   f(grid_by_block(), x, out, n, 2.0f);
-  EXPECT_EQ(stand_in<uint64_t()>("fake_cuda_launch_count")() - launches, 1u) << "the call after prepare() only launches";
+  EXPECT_EQ(stand_in<uint64_t()>("fake_cuda_launch_count")() - launches, 1u)
+      << "the call after prepare() only launches";
   EXPECT_EQ(f.stats().compiles, compiles);
   EXPECT_EQ(f.stats().tunings, tunings + 1);
 }

@@ -12,10 +12,10 @@
 
 #include <triton_jit/triton_jit.h>
 
+#include "../common/error_of.h"
+#include "../common/stand_in_driver.h"
 #include "../common/test_paths.h"
 #include "../fake_cuda/fake_cuda.h"
-#include "../common/stand_in_driver.h"
-#include "../common/error_of.h"
 
 using triton_jit::device_pointer;
 using triton_jit::DType;
@@ -23,7 +23,6 @@ using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
 
 namespace {
-
 
 std::string g_launched;
 void note_launch(const triton_jit::LaunchInfo& info, void*) { g_launched = info.signature; }

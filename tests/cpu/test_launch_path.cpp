@@ -12,8 +12,8 @@
 
 #include <triton_jit/triton_jit.h>
 
-#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
+#include "../common/test_paths.h"
 
 #include <cuda.h>
 
@@ -21,16 +21,15 @@
 
 #include "../fake_cuda/fake_cuda.h"
 
+using triton_jit::device_pointer;
 using triton_jit::DType;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
-using triton_jit::device_pointer;
 
 #include "../common/allocation_counter.h"
 #include "../common/stand_in_driver.h"
 
 namespace {
-
 
 const std::string kKernels = triton_jit::test::kKernelsDir;
 alignas(64) float g_buffer[4096];
@@ -63,8 +62,8 @@ TEST(LaunchPath, PassesEncodedParametersAndConfigurationToTheDriver) {
   EXPECT_EQ(l.params[1], reinterpret_cast<uint64_t>(g_buffer + 1024));
   EXPECT_EQ(l.params[2], reinterpret_cast<uint64_t>(g_buffer + 2048));
   EXPECT_EQ(static_cast<uint32_t>(l.params[3]), 4000u);  // an i32, whatever the C++ width
-  EXPECT_EQ(l.params[4], 0u);                             // global scratch: none needed
-  EXPECT_EQ(l.params[5], 0u);                             // profile scratch
+  EXPECT_EQ(l.params[4], 0u);                            // global scratch: none needed
+  EXPECT_EQ(l.params[5], 0u);                            // profile scratch
 }
 
 TEST(LaunchPath, ClusterCooperativeAndPdlBecomeLaunchAttributes) {
@@ -202,10 +201,11 @@ TEST(LaunchChecks, ASharedMemoryOverrideBeyondWhatTheKernelMayTakeIsAClearError)
     ADD_FAILURE() << "no error";
   } catch (const triton_jit::ValueError& e) {
     const std::string what = e.what();
-    EXPECT_EQ(what.rfind("pointwise: LaunchConfig::shared_memory asks for 1073741824 bytes of dynamic shared memory; on "
-                         "device 0 this kernel may take at most 49152 (it needs ",
-                         0),
-              0u)
+    EXPECT_EQ(
+        what.rfind("pointwise: LaunchConfig::shared_memory asks for 1073741824 bytes of dynamic shared memory; on "
+                   "device 0 this kernel may take at most 49152 (it needs ",
+                   0),
+        0u)
         << what;
   }
   EXPECT_EQ(launch_count(), before);
@@ -251,7 +251,7 @@ TEST(LaunchChecks, WarmupOnADeviceBeyondWhatIsSupportedIsAClearError) {
 TEST(LoadChecks, CubinForAnotherArchitectureIsAClearError) {
   auto p = device_pointer(g_buffer, DType::kFloat32);
   pointwise()(config(1), p, p, p, 4096, 1024);  // the device's target (sm_90) is known from here on
-  setenv("FAKE_CUDA_CC_MAJOR", "8", 1);          // the same device now says 8.0
+  setenv("FAKE_CUDA_CC_MAJOR", "8", 1);         // the same device now says 8.0
   try {
     pointwise()(config(1), p, p, p, 4096, 2048);  // a new variant, compiled for sm_90, loaded on "8.0"
     ADD_FAILURE() << "no error";
@@ -330,7 +330,7 @@ TEST(TensorDescriptors, BecomeTensorMapsWithTheirShapesAndStrides) {
   EXPECT_EQ(static_cast<int32_t>(l.params[6]), 100);
   EXPECT_EQ(static_cast<int32_t>(l.params[10]), 128);  // M
   EXPECT_EQ(static_cast<int32_t>(l.params[11]), 64);   // N
-  const FakeTensorMap m = last_tensor_map();  // out's: dimensions innermost first, strides in bytes
+  const FakeTensorMap m = last_tensor_map();           // out's: dimensions innermost first, strides in bytes
   EXPECT_EQ(m.base, reinterpret_cast<uint64_t>(g_buffer + 2048));
   EXPECT_EQ(m.elem_type, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
   EXPECT_EQ(m.rank, 2u);
@@ -365,26 +365,30 @@ TEST(TensorDescriptors, AnotherBlockShapeIsAnotherVariantAndBadOnesAreRefused) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message(d({128, 64}, {64, 1}, {64, 48})),
-            "copy_tiles: argument 0 'in_desc' is a tensor descriptor with block_shape[1] = 48; TMA blocks are powers of "
-            "two up to 256");
+  EXPECT_EQ(
+      message(d({128, 64}, {64, 1}, {64, 48})),
+      "copy_tiles: argument 0 'in_desc' is a tensor descriptor with block_shape[1] = 48; TMA blocks are powers of "
+      "two up to 256");
   EXPECT_EQ(message(d({128, 60}, {60, 1}, {64, 32})),
             "copy_tiles: argument 0 'in_desc' is a tensor descriptor with strides[0] = 60 (120 bytes); strides must be "
             "16-byte multiples");
-  EXPECT_EQ(message(d({128, 64}, {128, 2}, {64, 32})),
-            "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose last dimension is not contiguous (stride 1)");
+  EXPECT_EQ(
+      message(d({128, 64}, {128, 2}, {64, 32})),
+      "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose last dimension is not contiguous (stride 1)");
   EXPECT_EQ(message(d({128, 64}, {64, 1}, {64, 32}, reinterpret_cast<const char*>(g_buffer) + 8)),
             "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose base is not 16-byte aligned");
   // limits the driver would only report as an error code: checked before it
   EXPECT_EQ(message(d({int64_t{1} << 40, 64}, {64, 1}, {64, 32})),
             "copy_tiles: argument 0 'in_desc' is a tensor descriptor with shape[0] = 1099511627776; the kernel takes "
             "each dimension as an i32, at most 2147483647");
-  EXPECT_EQ(message(d({128, 64}, {int64_t{1} << 40, 1}, {64, 32})),
-            "copy_tiles: argument 0 'in_desc' is a tensor descriptor with strides[0] = 1099511627776; a TMA stride must "
-            "be below 2^40 bytes");
-  EXPECT_EQ(message(d({128, 64, 1}, {64, 1}, {64, 32})),
-            "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose shape, strides and block shape must have one "
-            "rank, from 1 to 5");
+  EXPECT_EQ(
+      message(d({128, 64}, {int64_t{1} << 40, 1}, {64, 32})),
+      "copy_tiles: argument 0 'in_desc' is a tensor descriptor with strides[0] = 1099511627776; a TMA stride must "
+      "be below 2^40 bytes");
+  EXPECT_EQ(
+      message(d({128, 64, 1}, {64, 1}, {64, 32})),
+      "copy_tiles: argument 0 'in_desc' is a tensor descriptor whose shape, strides and block shape must have one "
+      "rank, from 1 to 5");
 }
 
 int main(int argc, char** argv) {

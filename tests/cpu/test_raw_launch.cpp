@@ -12,14 +12,14 @@
 #include <triton_jit/jit_utils.h>
 #include <triton_jit/triton_jit.h>
 
-#include "../common/test_paths.h"
 #include "../common/allocation_counter.h"
 #include "../common/fresh_cache.h"
 #include "../common/stand_in_driver.h"
+#include "../common/test_paths.h"
 
+using triton_jit::device_pointer;
 using triton_jit::DType;
 using triton_jit::TritonJITFunction;
-using triton_jit::device_pointer;
 
 namespace {
 
@@ -107,9 +107,8 @@ TEST(RawLaunch, MalformedSignaturesAndCountsAreErrors) {
   int32_t n = 16;
   void* args[] = {&p, &p, &p, &n};
   auto raw = [&](const char* signature, std::size_t num_args = 0, void** given = nullptr) {
-    return error_of([&] {
-      pointwise().launch_with_raw_args(nullptr, 1, 1, 1, 4, 3, signature, given ? given : args, num_args);
-    });
+    return error_of(
+        [&] { pointwise().launch_with_raw_args(nullptr, 1, 1, 1, 4, 3, signature, given ? given : args, num_args); });
   };
   EXPECT_NE(raw("*fp32,*fp32,*fp32,i32,1024,7").find("the signature has 6 parameters, the kernel takes at most 5"),
             std::string::npos);
@@ -118,12 +117,13 @@ TEST(RawLaunch, MalformedSignaturesAndCountsAreErrors) {
   EXPECT_NE(raw("*fp32,*fp32,(*fp32,i32,1024").find("unbalanced parentheses"), std::string::npos);
   EXPECT_NE(raw("*fp32,*fp32,*fp32,fp16,1024").find("a 16- or 8-bit float scalar cannot be passed"), std::string::npos);
   EXPECT_NE(raw("*fp32:1,*fp32,*fp32,i32,1024").find("a pointer cannot be specialised to 1"), std::string::npos);
-  EXPECT_NE(raw("*fp32,*fp32,*fp32,i32,1024", 7).find("takes 4 values (and up to 2 scratch pointers after them), but "
-                                                      "num_args is 7"),
+  EXPECT_NE(raw("*fp32,*fp32,*fp32,i32,1024", 7)
+                .find("takes 4 values (and up to 2 scratch pointers after them), but "
+                      "num_args is 7"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { pointwise().launch_with_raw_args(nullptr, 1, 1, 1, 4, 3, "*fp32,*fp32,*fp32,i32,1024",
-                                                            nullptr); })
-                .find("args is null, but the signature"),
+  EXPECT_NE(error_of([&] {
+              pointwise().launch_with_raw_args(nullptr, 1, 1, 1, 4, 3, "*fp32,*fp32,*fp32,i32,1024", nullptr);
+            }).find("args is null, but the signature"),
             std::string::npos);
 }
 

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
     alignas(64) static float x[8192];
     triton_jit::DeviceBuffer memory;
     if (on_device) memory = triton_jit::DeviceBuffer(sizeof(x));
-    auto p = on_device ? memory.as(triton_jit::DType::kFloat32) : triton_jit::device_pointer(x, triton_jit::DType::kFloat32);
+    auto p =
+        on_device ? memory.as(triton_jit::DType::kFloat32) : triton_jit::device_pointer(x, triton_jit::DType::kFloat32);
     const int n = std::atoi(argv[2]);
     triton_jit::LaunchConfig config;
     config.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
     auto choice = f.autotune_choice(config, p, p, n, 2.0f);
     std::printf("{\"tunings\": %llu, \"compiles\": %llu, \"config\": %d, \"source\": \"%s\", \"libpython\": %s}\n",
                 static_cast<unsigned long long>(f.stats().tunings), static_cast<unsigned long long>(f.stats().compiles),
-                choice ? choice->config : -1, choice ? choice->source.c_str() : "", mapped("libpython") ? "true" : "false");
+                choice ? choice->config : -1, choice ? choice->source.c_str() : "",
+                mapped("libpython") ? "true" : "false");
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tune_probe: %s\n", e.what());

@@ -27,12 +27,30 @@ char g_module_storage;
 char g_function_storage;
 
 CUresult fake_cuInit(unsigned) { return CUDA_SUCCESS; }
-CUresult fake_cuDriverGetVersion(int* v) { *v = 13000; return CUDA_SUCCESS; }
-CUresult fake_cuGetErrorName(CUresult r, const char** s) { *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE"; return CUDA_SUCCESS; }
-CUresult fake_cuGetErrorString(CUresult, const char** s) { *s = "fake driver error"; return CUDA_SUCCESS; }
-CUresult fake_cuDeviceGet(CUdevice* d, int ordinal) { *d = ordinal; return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
-CUresult fake_cuDeviceGetCount(int* n) { *n = 1; return CUDA_SUCCESS; }
-CUresult fake_cuDeviceGetName(char* name, int len, CUdevice) { std::strncpy(name, "fake", len); return CUDA_SUCCESS; }
+CUresult fake_cuDriverGetVersion(int* v) {
+  *v = 13000;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuGetErrorName(CUresult r, const char** s) {
+  *s = r == CUDA_SUCCESS ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuGetErrorString(CUresult, const char** s) {
+  *s = "fake driver error";
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuDeviceGet(CUdevice* d, int ordinal) {
+  *d = ordinal;
+  return ordinal == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+CUresult fake_cuDeviceGetCount(int* n) {
+  *n = 1;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuDeviceGetName(char* name, int len, CUdevice) {
+  std::strncpy(name, "fake", len);
+  return CUDA_SUCCESS;
+}
 // FAKE_CUDA_<NAME> environment variables override a reported limit, to test load-time checks.
 int env_or(const char* name, int fallback) {
   const char* v = std::getenv(name);
@@ -41,29 +59,57 @@ int env_or(const char* name, int fallback) {
 
 CUresult fake_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   switch (a) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = env_or("FAKE_CUDA_CC_MAJOR", 9); break;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = env_or("FAKE_CUDA_CC_MINOR", 0); break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *v = env_or("FAKE_CUDA_CC_MAJOR", 9);
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *v = env_or("FAKE_CUDA_CC_MINOR", 0);
+      break;
     case static_cast<CUdevice_attribute>(150):  // oversized shared memory per block (compute capability 10.7)
       *v = env_or("FAKE_CUDA_OVERSIZED_SHARED", 0);
       break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 232448; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
-    default: *v = 0;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+      *v = 232448;
+      break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *v = 1024;
+      break;
+    default:
+      *v = 0;
   }
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) { *c = reinterpret_cast<CUcontext>(&g_primary); return CUDA_SUCCESS; }
-CUresult fake_cuCtxGetCurrent(CUcontext* c) { *c = t_current; return CUDA_SUCCESS; }
-CUresult fake_cuCtxSetCurrent(CUcontext c) { t_current = c; return CUDA_SUCCESS; }
+CUresult fake_cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice) {
+  *c = reinterpret_cast<CUcontext>(&g_primary);
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuCtxGetCurrent(CUcontext* c) {
+  *c = t_current;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuCtxSetCurrent(CUcontext c) {
+  t_current = c;
+  return CUDA_SUCCESS;
+}
 CUresult fake_cuCtxGetDevice(CUdevice* d) {
   if (t_current == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
   *d = 0;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuCtxPushCurrent(CUcontext c) { t_current = c; return CUDA_SUCCESS; }
-CUresult fake_cuCtxPopCurrent(CUcontext* c) { *c = t_current; return CUDA_SUCCESS; }
+CUresult fake_cuCtxPushCurrent(CUcontext c) {
+  t_current = c;
+  return CUDA_SUCCESS;
+}
+CUresult fake_cuCtxPopCurrent(CUcontext* c) {
+  *c = t_current;
+  return CUDA_SUCCESS;
+}
 CUresult fake_cuModuleLoadData(CUmodule* m, const void* image) {
-  if (std::memcmp(image, "\x7f" "ELF", 4) != 0) return CUDA_ERROR_INVALID_IMAGE;
+  if (std::memcmp(image,
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    return CUDA_ERROR_INVALID_IMAGE;
   *m = reinterpret_cast<CUmodule>(&g_module_storage);
   g_modules_loaded.fetch_add(1);
   return CUDA_SUCCESS;
@@ -206,7 +252,8 @@ CUresult fake_cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type,
                                      const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
                                      CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
                                      CUtensorMapFloatOOBfill fill) {
-  if (rank < 1 || rank > 5 || reinterpret_cast<uintptr_t>(map) % 64 != 0 || reinterpret_cast<uintptr_t>(base) % 16 != 0) {
+  if (rank < 1 || rank > 5 || reinterpret_cast<uintptr_t>(map) % 64 != 0 ||
+      reinterpret_cast<uintptr_t>(base) % 16 != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -245,20 +292,45 @@ struct Entry {
   const char* name;
   void* fn;
 };
-#define FAKE_ENTRY(name) {#name, reinterpret_cast<void*>(&fake_##name)}
-const Entry kEntries[] = {
-    FAKE_ENTRY(cuInit), FAKE_ENTRY(cuDriverGetVersion), FAKE_ENTRY(cuGetErrorName), FAKE_ENTRY(cuGetErrorString),
-    FAKE_ENTRY(cuDeviceGet), FAKE_ENTRY(cuDeviceGetCount), FAKE_ENTRY(cuDeviceGetName),
-    FAKE_ENTRY(cuDeviceGetAttribute), FAKE_ENTRY(cuDevicePrimaryCtxRetain), FAKE_ENTRY(cuCtxGetCurrent),
-    FAKE_ENTRY(cuCtxSetCurrent), FAKE_ENTRY(cuCtxGetDevice), FAKE_ENTRY(cuCtxPushCurrent),
-    FAKE_ENTRY(cuCtxPopCurrent), FAKE_ENTRY(cuModuleLoadData), FAKE_ENTRY(cuModuleUnload),
-    FAKE_ENTRY(cuModuleGetFunction), FAKE_ENTRY(cuFuncGetAttribute), FAKE_ENTRY(cuFuncSetAttribute),
-    FAKE_ENTRY(cuFuncSetCacheConfig), FAKE_ENTRY(cuLaunchKernelEx), FAKE_ENTRY(cuEventCreate),
-    FAKE_ENTRY(cuEventRecord), FAKE_ENTRY(cuEventSynchronize), FAKE_ENTRY(cuEventElapsedTime),
-    FAKE_ENTRY(cuEventDestroy), FAKE_ENTRY(cuStreamSynchronize), FAKE_ENTRY(cuMemAlloc), FAKE_ENTRY(cuMemFree),
-    FAKE_ENTRY(cuMemsetD8Async), FAKE_ENTRY(cuMemsetD32Async), FAKE_ENTRY(cuMemcpyDtoDAsync),
-    FAKE_ENTRY(cuMemcpyHtoD), FAKE_ENTRY(cuMemcpyDtoH), FAKE_ENTRY(cuStreamIsCapturing),
-    FAKE_ENTRY(cuThreadExchangeStreamCaptureMode), FAKE_ENTRY(cuTensorMapEncodeTiled)};
+#define FAKE_ENTRY(name) \
+  { #name, reinterpret_cast < void*>(&fake_##name) }
+const Entry kEntries[] = {FAKE_ENTRY(cuInit),
+                          FAKE_ENTRY(cuDriverGetVersion),
+                          FAKE_ENTRY(cuGetErrorName),
+                          FAKE_ENTRY(cuGetErrorString),
+                          FAKE_ENTRY(cuDeviceGet),
+                          FAKE_ENTRY(cuDeviceGetCount),
+                          FAKE_ENTRY(cuDeviceGetName),
+                          FAKE_ENTRY(cuDeviceGetAttribute),
+                          FAKE_ENTRY(cuDevicePrimaryCtxRetain),
+                          FAKE_ENTRY(cuCtxGetCurrent),
+                          FAKE_ENTRY(cuCtxSetCurrent),
+                          FAKE_ENTRY(cuCtxGetDevice),
+                          FAKE_ENTRY(cuCtxPushCurrent),
+                          FAKE_ENTRY(cuCtxPopCurrent),
+                          FAKE_ENTRY(cuModuleLoadData),
+                          FAKE_ENTRY(cuModuleUnload),
+                          FAKE_ENTRY(cuModuleGetFunction),
+                          FAKE_ENTRY(cuFuncGetAttribute),
+                          FAKE_ENTRY(cuFuncSetAttribute),
+                          FAKE_ENTRY(cuFuncSetCacheConfig),
+                          FAKE_ENTRY(cuLaunchKernelEx),
+                          FAKE_ENTRY(cuEventCreate),
+                          FAKE_ENTRY(cuEventRecord),
+                          FAKE_ENTRY(cuEventSynchronize),
+                          FAKE_ENTRY(cuEventElapsedTime),
+                          FAKE_ENTRY(cuEventDestroy),
+                          FAKE_ENTRY(cuStreamSynchronize),
+                          FAKE_ENTRY(cuMemAlloc),
+                          FAKE_ENTRY(cuMemFree),
+                          FAKE_ENTRY(cuMemsetD8Async),
+                          FAKE_ENTRY(cuMemsetD32Async),
+                          FAKE_ENTRY(cuMemcpyDtoDAsync),
+                          FAKE_ENTRY(cuMemcpyHtoD),
+                          FAKE_ENTRY(cuMemcpyDtoH),
+                          FAKE_ENTRY(cuStreamIsCapturing),
+                          FAKE_ENTRY(cuThreadExchangeStreamCaptureMode),
+                          FAKE_ENTRY(cuTensorMapEncodeTiled)};
 
 std::atomic<bool> g_record{true};
 std::atomic<int> g_params_to_record{0};
@@ -268,7 +340,7 @@ std::atomic<int> g_params_to_record{0};
 extern "C" {
 
 __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, cuuint64_t,
-                                                                     CUdriverProcAddressQueryResult* status) {
+                                                                    CUdriverProcAddressQueryResult* status) {
   for (const auto& e : kEntries) {
     if (std::strcmp(e.name, symbol) == 0) {
       *pfn = e.fn;

@@ -55,9 +55,14 @@ FAKE_EXPORT hipError_t hipSetDevice(int device) {
 }
 FAKE_EXPORT hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int) {
   switch (attr) {
-    case hipDeviceAttributeMaxSharedMemoryPerBlock: *value = 65536; break;
-    case hipDeviceAttributeMaxThreadsPerBlock: *value = 1024; break;
-    default: *value = 0;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock:
+      *value = 65536;
+      break;
+    case hipDeviceAttributeMaxThreadsPerBlock:
+      *value = 1024;
+      break;
+    default:
+      *value = 0;
   }
   return hipSuccess;
 }
@@ -74,7 +79,11 @@ FAKE_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* props, 
 }
 FAKE_EXPORT hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
   const auto* bytes = static_cast<const unsigned char*>(image);
-  if (std::memcmp(bytes, "\x7f" "ELF", 4) != 0) return hipErrorInvalidImage;
+  if (std::memcmp(bytes,
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
+    return hipErrorInvalidImage;
   auto* m = new Module();
   m->machine = bytes[18] | (bytes[19] << 8);
   std::memcpy(&m->mach_flags, bytes + 48, 4);

@@ -17,8 +17,8 @@
 
 #include <triton_jit/torch.h>
 
-#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
+#include "../common/test_paths.h"
 
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
@@ -33,7 +33,9 @@ class GpuDecorated : public ::testing::Test {
     if (!triton_jit::cuda_available()) GTEST_SKIP() << "no GPU: launch tests run on the GPU machine";
     triton_jit::torch_adapter::install_scratch_allocator();
   }
-  static at::TensorOptions cuda(at::ScalarType t = at::kFloat) { return at::TensorOptions().device(at::kCUDA).dtype(t); }
+  static at::TensorOptions cuda(at::ScalarType t = at::kFloat) {
+    return at::TensorOptions().device(at::kCUDA).dtype(t);
+  }
 };
 
 double relative_error(const at::Tensor& got, const at::Tensor& want) {
@@ -155,8 +157,8 @@ TEST_F(GpuDecorated, RepeatedCallsOnAlignedAndMisalignedViewsMatchTorch) {
 // give the caller's descriptors the block shapes they tile by; tuned from C++ and checked against
 // torch for every config.
 TEST_F(GpuDecorated, AttentionForwardWithDescriptorsTiledByAPreHookMatchesTorch) {
-  auto& k = const_cast<TritonJITFunction&>(
-      TritonJITFunction::get_instance(kKernels + "/gpu_hooked.py", "attention_forward"));
+  auto& k =
+      const_cast<TritonJITFunction&>(TritonJITFunction::get_instance(kKernels + "/gpu_hooked.py", "attention_forward"));
   struct Shape {
     int64_t batch, heads, n_ctx, head_dim;
     bool causal;
@@ -181,8 +183,8 @@ TEST_F(GpuDecorated, AttentionForwardWithDescriptorsTiledByAPreHookMatchesTorch)
         return triton_jit::Grid{static_cast<uint32_t>(triton_jit::cdiv(m["N_CTX"], m["BLOCK_M"])),
                                 static_cast<uint32_t>(programs_per_row), 1};
       };
-      at::Tensor want = at::scaled_dot_product_attention(q.to(at::kFloat), kk.to(at::kFloat), v.to(at::kFloat), {}, 0.0,
-                                                         s.causal);
+      at::Tensor want =
+          at::scaled_dot_product_attention(q.to(at::kFloat), kk.to(at::kFloat), v.to(at::kFloat), {}, 0.0, s.causal);
       auto launch = [&] { k(config, sm_scale, dq, dk, dv, dout, s.n_ctx, s.head_dim, s.causal); };
       launch();
       auto choice = k.autotune_choice(config, sm_scale, dq, dk, dv, dout, s.n_ctx, s.head_dim, s.causal);
@@ -206,14 +208,14 @@ TEST_F(GpuDecorated, AttentionForwardWithDescriptorsTiledByAPreHookMatchesTorch)
 }
 
 TEST_F(GpuDecorated, PersistentTmaMatmulAutotunedWithAPreHookMatchesTorch) {
-  auto& k = const_cast<TritonJITFunction&>(
-      TritonJITFunction::get_instance(kKernels + "/gpu_hooked.py", "matmul_tma_tuned"));
+  auto& k =
+      const_cast<TritonJITFunction&>(TritonJITFunction::get_instance(kKernels + "/gpu_hooked.py", "matmul_tma_tuned"));
   int sms = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
   static int64_t num_sms;
   num_sms = sms;
-  for (auto [m, n, kk] : {std::array<int64_t, 3>{4096, 4096, 4096}, {512, 6144, 4096}, {8192, 4096, 14336},
-                          {1000, 1000, 1024}}) {
+  for (auto [m, n, kk] :
+       {std::array<int64_t, 3>{4096, 4096, 4096}, {512, 6144, 4096}, {8192, 4096, 14336}, {1000, 1000, 1024}}) {
     for (auto dtype : {at::kHalf, at::kBFloat16}) {
       at::Tensor a = at::randn({m, kk}, cuda(dtype));
       at::Tensor b = at::randn({n, kk}, cuda(dtype));
@@ -223,7 +225,8 @@ TEST_F(GpuDecorated, PersistentTmaMatmulAutotunedWithAPreHookMatchesTorch) {
       auto dc = triton_jit::torch_adapter::tensor_descriptor(c, {1, 1});
       LaunchConfig config = on_current_stream();
       config.grid_fn = [](const triton_jit::LaunchMeta& meta, void*) {
-        const int64_t tiles = triton_jit::cdiv(meta["M"], meta["BLOCK_M"]) * triton_jit::cdiv(meta["N"], meta["BLOCK_N"]);
+        const int64_t tiles =
+            triton_jit::cdiv(meta["M"], meta["BLOCK_M"]) * triton_jit::cdiv(meta["N"], meta["BLOCK_N"]);
         return triton_jit::Grid{static_cast<uint32_t>(std::min(tiles, num_sms)), 1, 1};
       };
       k(config, da, db, dc, m, n, kk, num_sms);

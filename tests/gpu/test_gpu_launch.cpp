@@ -14,8 +14,8 @@
 
 #include <triton_jit/torch.h>
 
-#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
+#include "../common/test_paths.h"
 
 #include "../common/allocation_counter.h"
 #include "common/ops.h"

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
-#include <ATen/cuda/CUDAGraph.h>
 #include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CUDAGraph.h>
 #include <ATen/cuda/Sleep.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -18,8 +18,8 @@
 
 #include <triton_jit/torch.h>
 
-#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"  // keys tuned here are tuned in this process
+#include "../common/test_paths.h"
 
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
@@ -413,8 +413,8 @@ TEST_F(Production, ATensorDescriptorOnTheCpuIsAClearError) {
   LaunchConfig cfg;
   cfg.grid = {2, 2, 1};
   try {
-    f(cfg, triton_jit::torch_adapter::tensor_descriptor(gpu, {64, 32}), triton_jit::torch_adapter::tensor_descriptor(cpu, {64, 32}), 128,
-      64, 64, 32);
+    f(cfg, triton_jit::torch_adapter::tensor_descriptor(gpu, {64, 32}),
+      triton_jit::torch_adapter::tensor_descriptor(cpu, {64, 32}), 128, 64, 64, 32);
     ADD_FAILURE() << "no error";
   } catch (const triton_jit::ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("copy_tiles: argument 1 'out_desc' expected a CUDA tensor on device 0, got a "

@@ -12,8 +12,8 @@
 
 #include <triton_jit/triton_jit.h>
 
-#include "../common/test_paths.h"
 #include "../common/fresh_cache.h"
+#include "../common/test_paths.h"
 #include "../fake_hip/fake_hip.h"
 #include "backend/active_backend.h"
 #include "common/target.h"

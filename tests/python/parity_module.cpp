@@ -13,13 +13,13 @@
 #include <cstring>
 #include <deque>
 
+#include "common/target.h"
 #include "compiler/compile_request.h"
-#include "encoding/argument_encoder.h"
+#include "compiler/compiled_kernel.h"
 #include "decorators/heuristic_program.h"
+#include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/type_token.h"
-#include "compiler/compiled_kernel.h"
-#include "common/target.h"
 #include "runtime/tensor_descriptors.h"
 
 #include <nlohmann/json.hpp>
@@ -32,14 +32,24 @@ using triton_jit::to_slot;
 namespace {
 
 c10::ScalarType scalar_type(const std::string& name) {
-  static const std::pair<const char*, c10::ScalarType> kTypes[] = {
-      {"bool", c10::kBool},          {"int8", c10::kChar},       {"int16", c10::kShort},
-      {"int32", c10::kInt},          {"int64", c10::kLong},      {"uint8", c10::kByte},
-      {"uint16", c10::kUInt16},      {"uint32", c10::kUInt32},   {"uint64", c10::kUInt64},
-      {"float16", c10::kHalf},       {"bfloat16", c10::kBFloat16}, {"float32", c10::kFloat},
-      {"float64", c10::kDouble},     {"complex64", c10::kComplexFloat},
-      {"float8_e4m3fn", c10::kFloat8_e4m3fn}, {"float8_e5m2", c10::kFloat8_e5m2},
-      {"float8_e4m3fnuz", c10::kFloat8_e4m3fnuz}, {"float8_e5m2fnuz", c10::kFloat8_e5m2fnuz}};
+  static const std::pair<const char*, c10::ScalarType> kTypes[] = {{"bool", c10::kBool},
+                                                                   {"int8", c10::kChar},
+                                                                   {"int16", c10::kShort},
+                                                                   {"int32", c10::kInt},
+                                                                   {"int64", c10::kLong},
+                                                                   {"uint8", c10::kByte},
+                                                                   {"uint16", c10::kUInt16},
+                                                                   {"uint32", c10::kUInt32},
+                                                                   {"uint64", c10::kUInt64},
+                                                                   {"float16", c10::kHalf},
+                                                                   {"bfloat16", c10::kBFloat16},
+                                                                   {"float32", c10::kFloat},
+                                                                   {"float64", c10::kDouble},
+                                                                   {"complex64", c10::kComplexFloat},
+                                                                   {"float8_e4m3fn", c10::kFloat8_e4m3fn},
+                                                                   {"float8_e5m2", c10::kFloat8_e5m2},
+                                                                   {"float8_e4m3fnuz", c10::kFloat8_e4m3fnuz},
+                                                                   {"float8_e5m2fnuz", c10::kFloat8_e5m2fnuz}};
   for (const auto& [n, t] : kTypes) {
     if (name == n) return t;
   }
@@ -128,8 +138,8 @@ ArgSlot make_slot(const std::string& ctype, const py::handle& value, std::vector
     if (value.is_none()) return to_slot(std::optional<at::Tensor>());
     auto pair = value.cast<std::pair<std::string, uint64_t>>();
     // A view of the same address as the Python tensor: only its pointer and dtype are read.
-    keep.push_back(at::from_blob(reinterpret_cast<void*>(pair.second), {1},
-                                 at::TensorOptions().dtype(scalar_type(pair.first))));
+    keep.push_back(
+        at::from_blob(reinterpret_cast<void*>(pair.second), {1}, at::TensorOptions().dtype(scalar_type(pair.first))));
     if (ctype == "optional_tensor") return to_slot(std::optional<at::Tensor>(keep.back()));
     return to_slot(keep.back());
   }
@@ -197,11 +207,16 @@ py::object evaluate_heuristic(const std::string& program_json, const py::list& a
     auto program = triton_jit::detail::HeuristicProgram::parse(nlohmann::json::parse(program_json), slots.size());
     const ArgSlot r = program.evaluate(slots.data(), "k", "h");
     switch (r.kind) {
-      case triton_jit::ArgKind::kInt: return py::int_(r.value.i);
-      case triton_jit::ArgKind::kBool: return py::bool_(r.value.i != 0);
-      case triton_jit::ArgKind::kFloat: return py::float_(r.value.f);
-      case triton_jit::ArgKind::kString: return py::str(std::string(r.value.s, r.size));
-      default: return py::none();
+      case triton_jit::ArgKind::kInt:
+        return py::int_(r.value.i);
+      case triton_jit::ArgKind::kBool:
+        return py::bool_(r.value.i != 0);
+      case triton_jit::ArgKind::kFloat:
+        return py::float_(r.value.f);
+      case triton_jit::ArgKind::kString:
+        return py::str(std::string(r.value.s, r.size));
+      default:
+        return py::none();
     }
   } catch (const triton_jit::Error& e) {
     throw py::value_error(std::string("triton_jit: ") + e.what());

@@ -244,7 +244,8 @@ int64_t GridExpression::evaluate(Lookup lookup, const void* context) const {
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
     stack.push_back(r);
   }

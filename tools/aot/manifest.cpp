@@ -43,8 +43,8 @@ struct Parser {
     return value;
   }
 
-  int integer(const json& object, const std::string& where, const char* key, int fallback,
-              bool (*valid)(int64_t), const char* expected) const {
+  int integer(const json& object, const std::string& where, const char* key, int fallback, bool (*valid)(int64_t),
+              const char* expected) const {
     auto it = object.find(key);
     if (it == object.end()) return fallback;
     if (!it->is_number_integer()) fail(where, fmt::format("'{}' must be an integer ({})", key, expected));
@@ -82,8 +82,8 @@ struct Parser {
         } else if (it->is_string()) {
           made->set(name, it->get<std::string>());
         } else {
-          fail(at, fmt::format("'{}' must be a boolean, an integer (64-bit), a number or a string",
-                               name.substr(0, 100)));
+          fail(at,
+               fmt::format("'{}' must be a boolean, an integer (64-bit), a number or a string", name.substr(0, 100)));
         }
       } catch (const ValueError& e) {
         fail(at, e.what());
@@ -96,16 +96,19 @@ struct Parser {
 
   LaunchConfig options(const json& j, const std::string& where) const {
     if (!j.is_object()) fail(where, "must be an object");
-    only_keys(j, where, {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
-                         "launch_cooperative_grid", "compile_options"});
+    only_keys(j, where,
+              {"num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
+               "launch_cooperative_grid", "compile_options"});
     LaunchConfig c;
-    c.num_warps = integer(j, where, "num_warps", 0, [](int64_t v) { return v >= 1 && v <= 32 && (v & (v - 1)) == 0; },
-                          "1, 2, 4, 8, 16 or 32");
-    c.num_stages = integer(j, where, "num_stages", 0, [](int64_t v) { return v >= 1 && v <= 64; }, "1 to 64");
-    c.num_ctas = integer(j, where, "num_ctas", 0, [](int64_t v) { return v >= 1 && v <= 16 && (v & (v - 1)) == 0; },
-                         "1, 2, 4, 8 or 16");
-    c.maxnreg = integer(j, where, "maxnreg", 0, [](int64_t v) { return v == 0 || (v >= 16 && v <= 255); },
-                        "0 (no limit) or 16 to 255");
+    c.num_warps = integer(
+        j, where, "num_warps", 0, [](int64_t v) { return v >= 1 && v <= 32 && (v & (v - 1)) == 0; },
+        "1, 2, 4, 8, 16 or 32");
+    c.num_stages = integer(
+        j, where, "num_stages", 0, [](int64_t v) { return v >= 1 && v <= 64; }, "1 to 64");
+    c.num_ctas = integer(
+        j, where, "num_ctas", 0, [](int64_t v) { return v >= 1 && v <= 16 && (v & (v - 1)) == 0; }, "1, 2, 4, 8 or 16");
+    c.maxnreg = integer(
+        j, where, "maxnreg", 0, [](int64_t v) { return v == 0 || (v >= 16 && v <= 255); }, "0 (no limit) or 16 to 255");
     c.enable_fp_fusion = boolean(j, where, "enable_fp_fusion", true);
     c.launch_pdl = boolean(j, where, "launch_pdl", false);
     c.launch_cooperative_grid = boolean(j, where, "launch_cooperative_grid", false);
@@ -139,7 +142,8 @@ struct Parser {
       type_or_string(a.get_ref<const std::string&>(), where, out);
       if (tuning && (out.kind == Argument::Kind::kPointer || out.kind == Argument::Kind::kScalarType)) {
         fail(where, fmt::format("'{}' is a type; a tuning call needs values: a number, or for a pointer "
-                                "{{\"tensor\": \"fp16\", \"numel\": 1024}}", a.get<std::string>().substr(0, 100)));
+                                "{{\"tensor\": \"fp16\", \"numel\": 1024}}",
+                                a.get<std::string>().substr(0, 100)));
       }
     } else {
       fail(where, "tuple arguments (nested lists) are not supported in manifests");
@@ -155,8 +159,9 @@ struct Parser {
     std::string type = text(a, where, "tensor", true);
     if (type.starts_with('*')) type.erase(0, 1);
     const std::optional<DType> dtype = dtype_named(type);
-    if (!dtype) fail(where, fmt::format("'tensor' is '{}'; expected an element type such as fp16, bf16, fp32, i32",
-                                        type.substr(0, 100)));
+    if (!dtype)
+      fail(where, fmt::format("'tensor' is '{}'; expected an element type such as fp16, bf16, fp32, i32",
+                              type.substr(0, 100)));
     out.dtype = *dtype;
     constexpr uint64_t kMaxElements = uint64_t{1} << 40;
     const auto numel = a.find("numel");
@@ -168,7 +173,8 @@ struct Parser {
       }
       out.numel = numel->get<uint64_t>();
     } else {
-      if (!shape->is_array() || shape->empty() || shape->size() > 8) fail(where, "'shape' must be a list of 1 to 8 sizes");
+      if (!shape->is_array() || shape->empty() || shape->size() > 8)
+        fail(where, "'shape' must be a list of 1 to 8 sizes");
       out.numel = 1;
       for (const json& d : *shape) {
         if (!d.is_number_unsigned() || d.get<uint64_t>() == 0 || d.get<uint64_t>() > kMaxElements / out.numel) {
@@ -262,7 +268,9 @@ struct Parser {
   }
 
   static bool looks_like_type(std::string_view t) {
-    std::size_t prefix = t.starts_with("fp") || t.starts_with("bf") ? 2 : (t.starts_with('i') || t.starts_with('u')) ? 1 : 0;
+    std::size_t prefix = t.starts_with("fp") || t.starts_with("bf")   ? 2
+                         : (t.starts_with('i') || t.starts_with('u')) ? 1
+                                                                      : 0;
     if (prefix == 0 || t.size() == prefix || t.size() > 12) return false;
     for (char c : t.substr(prefix)) {
       if ((c < '0' || c > '9') && (c < 'a' || c > 'z')) return false;
@@ -271,13 +279,24 @@ struct Parser {
   }
 
   static std::optional<DType> dtype_named(std::string_view name) {
-    static constexpr std::pair<std::string_view, DType> kNames[] = {
-        {"u1", DType::kBool},          {"i8", DType::kInt8},         {"i16", DType::kInt16},
-        {"i32", DType::kInt32},        {"i64", DType::kInt64},       {"u8", DType::kUInt8},
-        {"u16", DType::kUInt16},       {"u32", DType::kUInt32},      {"u64", DType::kUInt64},
-        {"fp16", DType::kFloat16},     {"bf16", DType::kBFloat16},   {"fp32", DType::kFloat32},
-        {"fp64", DType::kFloat64},     {"fp8e4nv", DType::kFloat8E4M3FN}, {"fp8e5", DType::kFloat8E5M2},
-        {"fp8e4b8", DType::kFloat8E4M3FNUZ}, {"fp8e5b16", DType::kFloat8E5M2FNUZ}, {"fp8e4b15", DType::kFloat8E4B15}};
+    static constexpr std::pair<std::string_view, DType> kNames[] = {{"u1", DType::kBool},
+                                                                    {"i8", DType::kInt8},
+                                                                    {"i16", DType::kInt16},
+                                                                    {"i32", DType::kInt32},
+                                                                    {"i64", DType::kInt64},
+                                                                    {"u8", DType::kUInt8},
+                                                                    {"u16", DType::kUInt16},
+                                                                    {"u32", DType::kUInt32},
+                                                                    {"u64", DType::kUInt64},
+                                                                    {"fp16", DType::kFloat16},
+                                                                    {"bf16", DType::kBFloat16},
+                                                                    {"fp32", DType::kFloat32},
+                                                                    {"fp64", DType::kFloat64},
+                                                                    {"fp8e4nv", DType::kFloat8E4M3FN},
+                                                                    {"fp8e5", DType::kFloat8E5M2},
+                                                                    {"fp8e4b8", DType::kFloat8E4M3FNUZ},
+                                                                    {"fp8e5b16", DType::kFloat8E5M2FNUZ},
+                                                                    {"fp8e4b15", DType::kFloat8E4B15}};
     for (const auto& [n, d] : kNames) {
       if (name == n) return d;
     }
@@ -299,8 +318,9 @@ Manifest parse_manifest(std::string_view text, const std::string& file) {
     try {
       m.target = parse_target(target);
     } catch (const Error&) {
-      p.fail("manifest", fmt::format("'target' is '{}'; expected cuda:<arch> or hip:<gfx>, e.g. cuda:90, cuda:90a or hip:gfx942",
-                                     target.substr(0, 100)));
+      p.fail("manifest",
+             fmt::format("'target' is '{}'; expected cuda:<arch> or hip:<gfx>, e.g. cuda:90, cuda:90a or hip:gfx942",
+                         target.substr(0, 100)));
     }
   }
   auto kernels = root.find("kernels");
@@ -354,22 +374,44 @@ std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments, const std:
         if (next_tensor >= tensors.size()) throw std::logic_error("to_slots: a tensor argument without memory");
         slots.push_back(to_slot(tensors[next_tensor++]));
         break;
-      case Argument::Kind::kNone: slots.push_back(to_slot(std::nullopt)); break;
-      case Argument::Kind::kBool: slots.push_back(to_slot(a.i != 0)); break;
-      case Argument::Kind::kInt: slots.push_back(to_slot(a.i)); break;
-      case Argument::Kind::kUInt: slots.push_back(to_slot(a.u)); break;
-      case Argument::Kind::kFloat: slots.push_back(to_slot(a.f)); break;
-      case Argument::Kind::kString: slots.push_back(to_slot(std::string_view(a.text))); break;
+      case Argument::Kind::kNone:
+        slots.push_back(to_slot(std::nullopt));
+        break;
+      case Argument::Kind::kBool:
+        slots.push_back(to_slot(a.i != 0));
+        break;
+      case Argument::Kind::kInt:
+        slots.push_back(to_slot(a.i));
+        break;
+      case Argument::Kind::kUInt:
+        slots.push_back(to_slot(a.u));
+        break;
+      case Argument::Kind::kFloat:
+        slots.push_back(to_slot(a.f));
+        break;
+      case Argument::Kind::kString:
+        slots.push_back(to_slot(std::string_view(a.text)));
+        break;
       case Argument::Kind::kPointer:
         slots.push_back(to_slot(device_pointer(memory + (a.aligned ? 0 : 4), a.dtype)));
         break;
       case Argument::Kind::kScalarType:
         switch (a.dtype) {
-          case DType::kInt32: slots.push_back(to_slot(int64_t{a.aligned ? 16 : 3})); break;
-          case DType::kInt64: slots.push_back(to_slot(a.aligned ? int64_t{1} << 40 : (int64_t{1} << 40) + 1)); break;
-          case DType::kUInt64: slots.push_back(to_slot(a.aligned ? (uint64_t{1} << 63) + 16 : (uint64_t{1} << 63) + 1)); break;
-          case DType::kFloat32: slots.push_back(to_slot(1.5)); break;
-          default: slots.push_back(to_slot(true)); break;
+          case DType::kInt32:
+            slots.push_back(to_slot(int64_t{a.aligned ? 16 : 3}));
+            break;
+          case DType::kInt64:
+            slots.push_back(to_slot(a.aligned ? int64_t{1} << 40 : (int64_t{1} << 40) + 1));
+            break;
+          case DType::kUInt64:
+            slots.push_back(to_slot(a.aligned ? (uint64_t{1} << 63) + 16 : (uint64_t{1} << 63) + 1));
+            break;
+          case DType::kFloat32:
+            slots.push_back(to_slot(1.5));
+            break;
+          default:
+            slots.push_back(to_slot(true));
+            break;
         }
         break;
     }

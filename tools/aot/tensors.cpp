@@ -20,10 +20,21 @@ uint16_t to_half(float x) {
 
 std::size_t element_size(DType dtype) {
   switch (dtype) {
-    case DType::kFloat64: case DType::kInt64: case DType::kUInt64: return 8;
-    case DType::kFloat32: case DType::kInt32: case DType::kUInt32: return 4;
-    case DType::kFloat16: case DType::kBFloat16: case DType::kInt16: case DType::kUInt16: return 2;
-    default: return 1;
+    case DType::kFloat64:
+    case DType::kInt64:
+    case DType::kUInt64:
+      return 8;
+    case DType::kFloat32:
+    case DType::kInt32:
+    case DType::kUInt32:
+      return 4;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt16:
+    case DType::kUInt16:
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -36,9 +47,21 @@ std::vector<unsigned char> random_values(DType dtype, std::size_t count, std::mt
   for (std::size_t i = 0; i < count; ++i) {
     unsigned char* at = bytes.data() + i * size;
     switch (dtype) {
-      case DType::kFloat64: { const double v = uniform(rng); std::memcpy(at, &v, 8); break; }
-      case DType::kFloat32: { const float v = uniform(rng); std::memcpy(at, &v, 4); break; }
-      case DType::kFloat16: { const uint16_t v = to_half(uniform(rng)); std::memcpy(at, &v, 2); break; }
+      case DType::kFloat64: {
+        const double v = uniform(rng);
+        std::memcpy(at, &v, 8);
+        break;
+      }
+      case DType::kFloat32: {
+        const float v = uniform(rng);
+        std::memcpy(at, &v, 4);
+        break;
+      }
+      case DType::kFloat16: {
+        const uint16_t v = to_half(uniform(rng));
+        std::memcpy(at, &v, 2);
+        break;
+      }
       case DType::kBFloat16: {
         const float f = uniform(rng);
         uint32_t b = 0;
@@ -47,14 +70,19 @@ std::vector<unsigned char> random_values(DType dtype, std::size_t count, std::mt
         std::memcpy(at, &v, 2);
         break;
       }
-      case DType::kFloat8E4M3FN: case DType::kFloat8E5M2: case DType::kFloat8E4M3FNUZ:
-      case DType::kFloat8E5M2FNUZ: case DType::kFloat8E4B15: {
+      case DType::kFloat8E4M3FN:
+      case DType::kFloat8E5M2:
+      case DType::kFloat8E4M3FNUZ:
+      case DType::kFloat8E5M2FNUZ:
+      case DType::kFloat8E4B15: {
         unsigned char v = static_cast<unsigned char>(rng()) & 0xbf;
         if (v == 0x80) v = 0;  // the FNUZ formats' NaN
         *at = v;
         break;
       }
-      case DType::kBool: *at = static_cast<unsigned char>(rng() & 1); break;
+      case DType::kBool:
+        *at = static_cast<unsigned char>(rng() & 1);
+        break;
       default: {
         const uint64_t v = rng() & 15;
         std::memcpy(at, &v, size);  // little-endian: the low bytes
@@ -69,7 +97,7 @@ std::vector<unsigned char> random_values(DType dtype, std::size_t count, std::mt
 
 std::vector<DeviceBuffer> make_tensors(const std::vector<Argument>& arguments) {
   std::vector<DeviceBuffer> tensors;
-  std::mt19937_64 rng(20261129);  // the same inputs on every run
+  std::mt19937_64 rng(20261129);                        // the same inputs on every run
   constexpr std::size_t kChunk = std::size_t{1} << 22;  // elements per upload: bounded host memory
   for (const Argument& a : arguments) {
     if (a.kind != Argument::Kind::kTensor) continue;

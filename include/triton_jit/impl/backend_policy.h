@@ -6,10 +6,10 @@
 // scratch buffers a kernel asks for), format strings or lock.
 #pragma once
 
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <memory>
-#include <array>
 #include <string>
 
 #include "triton_jit/impl/kernel_image.h"
@@ -37,22 +37,27 @@ concept BackendPolicy = requires(const KernelImage& image, int device, const typ
   // params[num_params + 1] must point to scratch_cells[0] and [1], which launch fills.
   { B::launch(kernel, config, params, num_params, scratch_cells) } -> std::same_as<void>;
   // Autotuning: the device's name (a tuning result is kept per kind of device), device memory
-  // for snapshots, stream-ordered fills and copies, host copies (DeviceBuffer), and timing as triton.testing.do_bench does.
+  // for snapshots, stream-ordered fills and copies, host copies (DeviceBuffer), and timing as triton.testing.do_bench
+  // does.
   { B::device_name(device) } -> std::same_as<std::string>;
   { B::allocate(device, std::size_t{}) } -> std::same_as<void*>;
   { B::release(device, static_cast<void*>(nullptr)) } -> std::same_as<void>;
   { B::fill_zero(static_cast<void*>(nullptr), std::size_t{}, config.stream) } -> std::same_as<void>;
-  { B::copy(static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}, config.stream) }
-      -> std::same_as<void>;
+  {
+    B::copy(static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}, config.stream)
+    } -> std::same_as<void>;
   { B::synchronize(device, config.stream) } -> std::same_as<void>;
   // Whether the stream is capturing a CUDA graph (tuning, which times and waits, cannot run then).
   { B::capturing(device, config.stream) } -> std::same_as<bool>;
-  { B::upload(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}) }
-      -> std::same_as<void>;
-  { B::download(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{}) }
-      -> std::same_as<void>;
-  { B::benchmark(device, config.stream, static_cast<void (*)(void*)>(nullptr), static_cast<void*>(nullptr), 25.0,
-                 100.0) } -> std::same_as<std::array<double, 3>>;
+  {
+    B::upload(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{})
+    } -> std::same_as<void>;
+  {
+    B::download(device, static_cast<void*>(nullptr), static_cast<const void*>(nullptr), std::size_t{})
+    } -> std::same_as<void>;
+  {
+    B::benchmark(device, config.stream, static_cast<void (*)(void*)>(nullptr), static_cast<void*>(nullptr), 25.0, 100.0)
+    } -> std::same_as<std::array<double, 3>>;
   // Host-side TMA descriptors: writes the 128-byte tensor map a kernel parameter takes; throws
   // (naming what was asked) where the device or the backend has none.
   { B::encode_tensor_map(static_cast<void*>(nullptr), TensorMapRequest{}) } -> std::same_as<void>;

@@ -1,11 +1,11 @@
 // triton_jit/impl/kernel_image.h: a compiled kernel as a backend receives it. No compatibility promise.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
-#include <vector>
-#include <array>
 #include <string_view>
+#include <vector>
 
 namespace triton_jit::impl {
 
@@ -22,7 +22,7 @@ struct TensorMapLayout {
 };
 
 struct KernelMetadata {
-  std::string name;  // kernel symbol in the binary
+  std::string name;   // kernel symbol in the binary
   int num_warps = 4;  // as compiled; warp specialisation may raise it above the request
   int num_ctas = 1;
   int shared = 0;  // dynamic shared memory bytes

@@ -113,9 +113,7 @@ class ContextScope {
 // being captured is not changed by it.
 class RelaxedCaptureMode {
  public:
-  explicit RelaxedCaptureMode(const Driver& d) : d_(d) {
-    d_.cuThreadExchangeStreamCaptureMode(&mode_);
-  }
+  explicit RelaxedCaptureMode(const Driver& d) : d_(d) { d_.cuThreadExchangeStreamCaptureMode(&mode_); }
   ~RelaxedCaptureMode() { d_.cuThreadExchangeStreamCaptureMode(&mode_); }
   RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
   RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
@@ -124,7 +122,6 @@ class RelaxedCaptureMode {
   const Driver& d_;
   CUstreamCaptureMode mode_ = CU_STREAM_CAPTURE_MODE_RELAXED;
 };
-
 
 }  // namespace
 
@@ -149,7 +146,8 @@ int CudaBackend::current_device() {
   const Driver& d = require_driver();
   CUdevice device;
   CUresult r = d.cuCtxGetDevice(&device);
-  if (r == CUDA_SUCCESS) [[likely]] return device;
+  if (r == CUDA_SUCCESS) [[likely]]
+    return device;
   if (r != CUDA_ERROR_INVALID_CONTEXT) throw_driver_error("cuCtxGetDevice", r);
   context_for(d, 0);  // no context yet: device 0's primary context, as the runtime API does
   return 0;
@@ -213,7 +211,8 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
   } unload_guard{d, k->module};
   TRITON_JIT_CU_CHECK(d.cuModuleGetFunction(&k->function, k->module, meta.name.c_str()));
   int function_max_threads = 0;
-  TRITON_JIT_CU_CHECK(d.cuFuncGetAttribute(&function_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function));
+  TRITON_JIT_CU_CHECK(
+      d.cuFuncGetAttribute(&function_max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function));
   // As Triton's loadBinary reads them; spills are the local memory in 4-byte words.
   int registers = 0;
   int local_bytes = 0;
@@ -286,17 +285,18 @@ const CudaBackend::Kernel* CudaBackend::load(const impl::KernelImage& image, int
 
 namespace {
 
-
 [[noreturn]] __attribute__((noinline, cold)) void throw_shared(const CudaBackend::Kernel& k, const LaunchConfig& c) {
-  throw ValueError(fmt::format("{}: LaunchConfig::shared_memory asks for {} bytes of dynamic shared memory; on device {} "
-                               "this kernel may take at most {} (it needs {})",
-                               k.name, c.shared_memory, k.device, k.max_dynamic_shared, k.shared));
+  throw ValueError(
+      fmt::format("{}: LaunchConfig::shared_memory asks for {} bytes of dynamic shared memory; on device {} "
+                  "this kernel may take at most {} (it needs {})",
+                  k.name, c.shared_memory, k.device, k.max_dynamic_shared, k.shared));
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_grid(const CudaBackend::Kernel& k, const LaunchConfig& c) {
-  throw ValueError(fmt::format("{}: grid ({}, {}, {}) with num_ctas={} is over the device's limits: grid x times "
-                               "num_ctas at most 2147483647, grid y and z at most 65535",
-                               k.name, c.grid[0], c.grid[1], c.grid[2], k.num_ctas));
+  throw ValueError(
+      fmt::format("{}: grid ({}, {}, {}) with num_ctas={} is over the device's limits: grid x times "
+                  "num_ctas at most 2147483647, grid y and z at most 65535",
+                  k.name, c.grid[0], c.grid[1], c.grid[2], k.num_ctas));
 }
 
 }  // namespace
@@ -323,7 +323,8 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
   if (uint64_t{c.grid[0]} * k.num_ctas > 0x7FFFFFFFu || c.grid[1] > 65535 || c.grid[2] > 65535) [[unlikely]] {
     throw_grid(k, c);
   }
-  if (c.shared_memory > static_cast<int64_t>(k.max_dynamic_shared)) [[unlikely]] throw_shared(k, c);
+  if (c.shared_memory > static_cast<int64_t>(k.max_dynamic_shared)) [[unlikely]]
+    throw_shared(k, c);
   const Driver& d = driver();
 
   scratch_cells[0] = 0;
@@ -337,8 +338,8 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
                   global_lease, scratch_cells[0]);
   }
   if (k.profile_scratch_size != 0) [[unlikely]] {
-    lease_scratch(k.name, k.profile_scratch_size * programs * k.num_ctas, k.profile_scratch_align, c.stream,
-                  "profile", profile_lease, scratch_cells[1]);
+    lease_scratch(k.name, k.profile_scratch_size * programs * k.num_ctas, k.profile_scratch_align, c.stream, "profile",
+                  profile_lease, scratch_cells[1]);
   }
 
   CUlaunchConfig config;
@@ -357,10 +358,12 @@ void CudaBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, 
     // one, the launch needs the kernel's context (the device of its tensors) made current.
     CUcontext current = nullptr;
     d.cuCtxGetCurrent(&current);
-    if (current != k.context) [[unlikely]] return launch_in_kernel_context(d, k, config, params);
+    if (current != k.context) [[unlikely]]
+      return launch_in_kernel_context(d, k, config, params);
   }
   CUresult r = d.cuLaunchKernelEx(&config, k.function, params, nullptr);
-  if (r != CUDA_SUCCESS) [[unlikely]] throw_driver_error("cuLaunchKernelEx", r);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    throw_driver_error("cuLaunchKernelEx", r);
 }
 
 std::string CudaBackend::device_name(int device) {
@@ -392,7 +395,8 @@ void CudaBackend::release(int device, void* ptr) noexcept {
 
 void CudaBackend::fill_zero(void* ptr, std::size_t bytes, Stream stream) {
   const Driver& d = require_driver();
-  TRITON_JIT_CU_CHECK(d.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes, reinterpret_cast<CUstream>(stream)));
+  TRITON_JIT_CU_CHECK(
+      d.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(ptr), 0, bytes, reinterpret_cast<CUstream>(stream)));
 }
 
 void CudaBackend::copy(void* destination, const void* source, std::size_t bytes, Stream stream) {
@@ -533,7 +537,8 @@ void CudaBackend::encode_tensor_map(void* map, const impl::TensorMapRequest& r) 
       const_cast<void*>(r.base), r.dims.data(), r.byte_strides.data(), r.box.data(), element_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, static_cast<CUtensorMapSwizzle>(r.swizzle), CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
       r.nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS) [[unlikely]] throw_driver_error("cuTensorMapEncodeTiled", result);
+  if (result != CUDA_SUCCESS) [[unlikely]]
+    throw_driver_error("cuTensorMapEncodeTiled", result);
 }
 
 }  // namespace triton_jit::detail::cuda

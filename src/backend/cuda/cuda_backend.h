@@ -49,8 +49,8 @@ class CudaBackend {
   // Times `run` on `stream` as triton.testing.do_bench does: once; five times, each after
   // flushing the L2 cache (a 256 MB memset), to estimate; warm-up runs for warmup_ms; then runs
   // for rep_ms, each after a flush, between two events. The 50th, 20th and 80th percentiles in ms.
-  static std::array<double, 3> benchmark(int device, Stream stream, void (*run)(void*), void* context,
-                                         double warmup_ms, double rep_ms);
+  static std::array<double, 3> benchmark(int device, Stream stream, void (*run)(void*), void* context, double warmup_ms,
+                                         double rep_ms);
   // Writes the 128-byte tensor map of a host-side TMA descriptor into `map`.
   static void encode_tensor_map(void* map, const impl::TensorMapRequest& request);
 };

@@ -33,16 +33,16 @@ Driver* load_driver() {
   // Each entry point through cuGetProcAddress at the CUDA 12.0 ABI: our declarations (from cuda.h's
   // unversioned names) have that ABI, while asking for CUDA_VERSION can return a newer variant
   // with other parameters (CUDA 13's cuCtxGetDevice_v2 takes a context too).
-#define TRITON_JIT_RESOLVE(name)                                                                      \
-  {                                                                                                   \
-    CUdriverProcAddressQueryResult status;                                                            \
-    void* fn = nullptr;                                                                               \
-    if (get_proc(#name, &fn, kDriverAbiVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS ||   \
-        fn == nullptr) {                                                                              \
-      d->load_error = fmt::format("the CUDA driver does not provide {}", #name);                      \
-      return d;                                                                                       \
-    }                                                                                                 \
-    d->name = reinterpret_cast<decltype(d->name)>(fn);                                                \
+#define TRITON_JIT_RESOLVE(name)                                                                         \
+  {                                                                                                      \
+    CUdriverProcAddressQueryResult status;                                                               \
+    void* fn = nullptr;                                                                                  \
+    if (get_proc(#name, &fn, kDriverAbiVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
+        fn == nullptr) {                                                                                 \
+      d->load_error = fmt::format("the CUDA driver does not provide {}", #name);                         \
+      return d;                                                                                          \
+    }                                                                                                    \
+    d->name = reinterpret_cast<decltype(d->name)>(fn);                                                   \
   }
   TRITON_JIT_CUDA_FUNCTIONS(TRITON_JIT_RESOLVE)
 #undef TRITON_JIT_RESOLVE
@@ -66,7 +66,8 @@ const Driver& driver() noexcept {
 
 const Driver& require_driver() {
   const Driver& d = driver();
-  if (!d.loaded) [[unlikely]] throw DriverError(0, fmt::format("triton_jit: no CUDA driver: {}", d.load_error));
+  if (!d.loaded) [[unlikely]]
+    throw DriverError(0, fmt::format("triton_jit: no CUDA driver: {}", d.load_error));
   return d;
 }
 
@@ -78,8 +79,9 @@ void throw_driver_error(const char* call, CUresult result) {
     d.cuGetErrorName(result, &name);
     d.cuGetErrorString(result, &text);
   }
-  throw DriverError(static_cast<int>(result), fmt::format("triton_jit: {} failed: {} ({})", call,
-                                                          name ? name : "unknown error", text ? text : "no description"));
+  throw DriverError(static_cast<int>(result),
+                    fmt::format("triton_jit: {} failed: {} ({})", call, name ? name : "unknown error",
+                                text ? text : "no description"));
 }
 
 }  // namespace triton_jit::detail::cuda

@@ -10,42 +10,42 @@
 namespace triton_jit::detail::cuda {
 
 struct Driver {
-#define TRITON_JIT_CUDA_FUNCTIONS(X) \
-  X(cuInit)                          \
-  X(cuDriverGetVersion)              \
-  X(cuGetErrorName)                  \
-  X(cuGetErrorString)                \
-  X(cuDeviceGet)                     \
-  X(cuDeviceGetCount)                \
-  X(cuDeviceGetName)                 \
-  X(cuDeviceGetAttribute)            \
-  X(cuDevicePrimaryCtxRetain)        \
-  X(cuCtxGetCurrent)                 \
-  X(cuCtxSetCurrent)                 \
-  X(cuCtxGetDevice)                  \
-  X(cuCtxPushCurrent)                \
-  X(cuCtxPopCurrent)                 \
-  X(cuModuleLoadData)                \
-  X(cuModuleUnload)                  \
-  X(cuModuleGetFunction)             \
-  X(cuFuncGetAttribute)              \
-  X(cuFuncSetAttribute)              \
-  X(cuFuncSetCacheConfig)            \
-  X(cuLaunchKernelEx)                \
-  X(cuEventCreate)                   \
-  X(cuEventRecord)                   \
-  X(cuEventSynchronize)              \
-  X(cuEventElapsedTime)              \
-  X(cuEventDestroy)                  \
-  X(cuStreamSynchronize)             \
-  X(cuMemAlloc)                      \
-  X(cuMemFree)                       \
-  X(cuMemsetD8Async)                 \
-  X(cuMemsetD32Async)                \
-  X(cuMemcpyDtoDAsync)              \
-  X(cuMemcpyHtoD)                   \
-  X(cuMemcpyDtoH)                   \
-  X(cuStreamIsCapturing)            \
+#define TRITON_JIT_CUDA_FUNCTIONS(X)   \
+  X(cuInit)                            \
+  X(cuDriverGetVersion)                \
+  X(cuGetErrorName)                    \
+  X(cuGetErrorString)                  \
+  X(cuDeviceGet)                       \
+  X(cuDeviceGetCount)                  \
+  X(cuDeviceGetName)                   \
+  X(cuDeviceGetAttribute)              \
+  X(cuDevicePrimaryCtxRetain)          \
+  X(cuCtxGetCurrent)                   \
+  X(cuCtxSetCurrent)                   \
+  X(cuCtxGetDevice)                    \
+  X(cuCtxPushCurrent)                  \
+  X(cuCtxPopCurrent)                   \
+  X(cuModuleLoadData)                  \
+  X(cuModuleUnload)                    \
+  X(cuModuleGetFunction)               \
+  X(cuFuncGetAttribute)                \
+  X(cuFuncSetAttribute)                \
+  X(cuFuncSetCacheConfig)              \
+  X(cuLaunchKernelEx)                  \
+  X(cuEventCreate)                     \
+  X(cuEventRecord)                     \
+  X(cuEventSynchronize)                \
+  X(cuEventElapsedTime)                \
+  X(cuEventDestroy)                    \
+  X(cuStreamSynchronize)               \
+  X(cuMemAlloc)                        \
+  X(cuMemFree)                         \
+  X(cuMemsetD8Async)                   \
+  X(cuMemsetD32Async)                  \
+  X(cuMemcpyDtoDAsync)                 \
+  X(cuMemcpyHtoD)                      \
+  X(cuMemcpyDtoH)                      \
+  X(cuStreamIsCapturing)               \
   X(cuThreadExchangeStreamCaptureMode) \
   X(cuTensorMapEncodeTiled)
 
@@ -68,9 +68,9 @@ const Driver& require_driver();
 
 }  // namespace triton_jit::detail::cuda
 
-#define TRITON_JIT_CU_CHECK(call_expr)                                                    \
-  do {                                                                                   \
-    CUresult triton_jit_result_ = (call_expr);                                           \
-    if (triton_jit_result_ != CUDA_SUCCESS) [[unlikely]]                                 \
-      ::triton_jit::detail::cuda::throw_driver_error(#call_expr, triton_jit_result_);    \
+#define TRITON_JIT_CU_CHECK(call_expr)                                                \
+  do {                                                                                \
+    CUresult triton_jit_result_ = (call_expr);                                        \
+    if (triton_jit_result_ != CUDA_SUCCESS) [[unlikely]]                              \
+      ::triton_jit::detail::cuda::throw_driver_error(#call_expr, triton_jit_result_); \
   } while (0)

@@ -84,9 +84,10 @@ std::string gcn_arch_name(const Driver& d, int device) {
 }
 
 [[noreturn]] __attribute__((noinline, cold)) void throw_grid(const HipBackend::Kernel& k, const LaunchConfig& c) {
-  throw ValueError(fmt::format("{}: grid ({}, {}, {}) is over the device's limits: grid x at most 2147483647, y and z "
-                               "at most 65535",
-                               k.name, c.grid[0], c.grid[1], c.grid[2]));
+  throw ValueError(
+      fmt::format("{}: grid ({}, {}, {}) is over the device's limits: grid x at most 2147483647, y and z "
+                  "at most 65535",
+                  k.name, c.grid[0], c.grid[1], c.grid[2]));
 }
 
 }  // namespace
@@ -144,8 +145,8 @@ const HipBackend::Kernel* HipBackend::load(const impl::KernelImage& image, int d
                                  threads, meta.num_warps, wave, max_threads));
   }
   if (meta.num_ctas != 1) {
-    throw ValueError(fmt::format("{}: num_ctas={} (clusters) is not launched by the HIP backend", meta.name,
-                                 meta.num_ctas));
+    throw ValueError(
+        fmt::format("{}: num_ctas={} (clusters) is not launched by the HIP backend", meta.name, meta.num_ctas));
   }
   auto k = std::make_unique<Kernel>();
   k->name = meta.name;
@@ -190,7 +191,8 @@ void HipBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, u
                         uint64_t* scratch_cells) {
   const uint64_t programs = uint64_t{c.grid[0]} * c.grid[1] * c.grid[2];
   if (programs == 0) return;  // an empty grid launches nothing, like Triton
-  if (c.grid[0] > 0x7FFFFFFFu || c.grid[1] > 65535 || c.grid[2] > 65535) [[unlikely]] throw_grid(k, c);
+  if (c.grid[0] > 0x7FFFFFFFu || c.grid[1] > 65535 || c.grid[2] > 65535) [[unlikely]]
+    throw_grid(k, c);
   const Driver& d = driver();
   // Triton's AMD launcher passes a null global scratch pointer, then the profile scratch.
   scratch_cells[0] = 0;
@@ -210,7 +212,8 @@ void HipBackend::launch(const Kernel& k, const LaunchConfig& c, void** params, u
   const unsigned shared = c.shared_memory >= 0 ? static_cast<unsigned>(c.shared_memory) : k.shared;
   const hipError_t r = d.hipModuleLaunchKernel(k.function, c.grid[0], c.grid[1], c.grid[2], k.block_x, 1, 1, shared,
                                                reinterpret_cast<hipStream_t>(c.stream), params, nullptr);
-  if (r != hipSuccess) [[unlikely]] throw_driver_error("hipModuleLaunchKernel", r);
+  if (r != hipSuccess) [[unlikely]]
+    throw_driver_error("hipModuleLaunchKernel", r);
 }
 
 std::string HipBackend::device_name(int device) {
@@ -245,8 +248,8 @@ void HipBackend::fill_zero(void* ptr, std::size_t bytes, Stream stream) {
 
 void HipBackend::copy(void* destination, const void* source, std::size_t bytes, Stream stream) {
   const Driver& d = require_driver();
-  TRITON_JIT_HIP_CHECK(d.hipMemcpyDtoDAsync(destination, const_cast<void*>(source), bytes,
-                                            reinterpret_cast<hipStream_t>(stream)));
+  TRITON_JIT_HIP_CHECK(
+      d.hipMemcpyDtoDAsync(destination, const_cast<void*>(source), bytes, reinterpret_cast<hipStream_t>(stream)));
 }
 
 bool HipBackend::capturing(int device, Stream stream) {

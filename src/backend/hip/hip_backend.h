@@ -39,8 +39,8 @@ class HipBackend {
   static void upload(int device, void* destination, const void* host, std::size_t bytes);
   static void download(int device, void* host, const void* source, std::size_t bytes);
   static void copy(void* destination, const void* source, std::size_t bytes, Stream stream);
-  static std::array<double, 3> benchmark(int device, Stream stream, void (*run)(void*), void* context,
-                                         double warmup_ms, double rep_ms);
+  static std::array<double, 3> benchmark(int device, Stream stream, void (*run)(void*), void* context, double warmup_ms,
+                                         double rep_ms);
   // Writes the 128-byte tensor map of a host-side TMA descriptor into `map`.
   static void encode_tensor_map(void* map, const impl::TensorMapRequest& request);
 };

@@ -29,14 +29,14 @@ Driver* load_driver() {
     d->load_error = fmt::format("could not be loaded: {}", tried);
     return d;
   }
-#define TRITON_JIT_RESOLVE(name)                                                       \
-  {                                                                                    \
-    void* fn = dlsym(lib, #name);                                                      \
-    if (fn == nullptr) {                                                               \
-      d->load_error = fmt::format("the HIP runtime does not provide {}", #name);       \
-      return d;                                                                        \
-    }                                                                                  \
-    d->name = reinterpret_cast<decltype(d->name)>(fn);                                 \
+#define TRITON_JIT_RESOLVE(name)                                                 \
+  {                                                                              \
+    void* fn = dlsym(lib, #name);                                                \
+    if (fn == nullptr) {                                                         \
+      d->load_error = fmt::format("the HIP runtime does not provide {}", #name); \
+      return d;                                                                  \
+    }                                                                            \
+    d->name = reinterpret_cast<decltype(d->name)>(fn);                           \
   }
   TRITON_JIT_HIP_FUNCTIONS(TRITON_JIT_RESOLVE)
   TRITON_JIT_RESOLVE(hipMalloc)
@@ -59,7 +59,8 @@ const Driver& driver() noexcept {
 
 const Driver& require_driver() {
   const Driver& d = driver();
-  if (!d.loaded) [[unlikely]] throw DriverError(0, fmt::format("triton_jit: no HIP runtime: libamdhip64 {}", d.load_error));
+  if (!d.loaded) [[unlikely]]
+    throw DriverError(0, fmt::format("triton_jit: no HIP runtime: libamdhip64 {}", d.load_error));
   return d;
 }
 
@@ -67,8 +68,9 @@ void throw_driver_error(const char* call, hipError_t result) {
   const Driver& d = driver();
   const char* name = d.loaded ? d.hipGetErrorName(result) : nullptr;
   const char* text = d.loaded ? d.hipGetErrorString(result) : nullptr;
-  throw DriverError(static_cast<int>(result), fmt::format("triton_jit: {} failed: {} ({})", call,
-                                                          name ? name : "unknown error", text ? text : "no description"));
+  throw DriverError(static_cast<int>(result),
+                    fmt::format("triton_jit: {} failed: {} ({})", call, name ? name : "unknown error",
+                                text ? text : "no description"));
 }
 
 }  // namespace triton_jit::detail::hip

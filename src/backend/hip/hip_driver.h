@@ -63,9 +63,9 @@ const Driver& require_driver();
 
 }  // namespace triton_jit::detail::hip
 
-#define TRITON_JIT_HIP_CHECK(call_expr)                                                \
-  do {                                                                                \
-    hipError_t triton_jit_result_ = (call_expr);                                      \
-    if (triton_jit_result_ != hipSuccess) [[unlikely]]                                \
-      ::triton_jit::detail::hip::throw_driver_error(#call_expr, triton_jit_result_);  \
+#define TRITON_JIT_HIP_CHECK(call_expr)                                              \
+  do {                                                                               \
+    hipError_t triton_jit_result_ = (call_expr);                                     \
+    if (triton_jit_result_ != hipSuccess) [[unlikely]]                               \
+      ::triton_jit::detail::hip::throw_driver_error(#call_expr, triton_jit_result_); \
   } while (0)

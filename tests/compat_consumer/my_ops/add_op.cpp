@@ -30,12 +30,8 @@ at::Tensor add_tensor(const at::Tensor& a_, const at::Tensor& b_) {
   return out;
 }
 
-TORCH_LIBRARY(my_ops, m) {
-  m.def("add_tensor(Tensor self, Tensor other) -> Tensor");
-}
+TORCH_LIBRARY(my_ops, m) { m.def("add_tensor(Tensor self, Tensor other) -> Tensor"); }
 
-TORCH_LIBRARY_IMPL(my_ops, CUDA, m) {
-  m.impl("add_tensor", TORCH_FN(add_tensor));
-}
+TORCH_LIBRARY_IMPL(my_ops, CUDA, m) { m.impl("add_tensor", TORCH_FN(add_tensor)); }
 
 }  // namespace my_ops

@@ -18,8 +18,8 @@ std::string axpy_signature(const at::Tensor& x, const at::Tensor& y, const at::T
   auto pointer = [&](const at::Tensor& t) {
     return std::string("*") + dtype + spec(reinterpret_cast<std::uintptr_t>(t.data_ptr()));
   };
-  std::vector<std::string> tokens = {pointer(x), pointer(y), pointer(out), "fp32",
-                                     std::string(triton_type<int64_t>::name) + spec(n), "1024"};
+  std::vector<std::string> tokens = {
+      pointer(x), pointer(y), pointer(out), "fp32", std::string(triton_type<int64_t>::name) + spec(n), "1024"};
   return join_sig(tokens);
 }
 }  // namespace
