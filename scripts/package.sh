@@ -106,4 +106,8 @@ rpmbuild -bb --nodeps --define "_topdir $top" --define "torch_cmake_dir $TORCH_C
   "$src/packaging/rpm/triton-jit.spec" > "$dist/rpmbuild.log" 2>&1 ||
   { tail -n 40 "$dist/rpmbuild.log" >&2; exit 1; }
 find "$top/RPMS" -name '*.rpm' -exec mv {} "$dist"/ \;
+# The wheel builds from the same source in the same build directory (test_wheel.py): its units
+# then compile as the packages' did, and ccache serves them.
+rm -rf "$tree"
+echo "$tree" > "$dist/build-dir"
 ls -1 "$dist"

@@ -13,8 +13,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
-pkgs=(build-essential cmake ninja-build pkg-config ccache libfmt-dev nlohmann-json3-dev libxxhash-dev libgtest-dev
-      libgmock-dev libbenchmark-dev python3-dev)
+pkgs=(build-essential cmake ninja-build pkg-config ccache clang-format libfmt-dev nlohmann-json3-dev libxxhash-dev
+      libgtest-dev libgmock-dev libbenchmark-dev python3-dev)
 # The fuzz targets (libFuzzer) need clang and its runtime; machines that only build skip them.
 [ "${TRITON_JIT_SKIP_SANITIZERS:-0}" = 1 ] || pkgs+=(clang libclang-rt-14-dev)
 [ -n "${TRITON_JIT_PYTHON:-}" ] || pkgs+=(python3-venv)
@@ -23,6 +23,7 @@ for pkg in "${pkgs[@]}"; do
     cmake) command -v cmake >/dev/null && continue ;;
     ninja-build) command -v ninja >/dev/null && continue ;;
     ccache) command -v ccache >/dev/null && continue ;;
+    clang-format) command -v clang-format >/dev/null && continue ;;
   esac
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$pkg")
 done

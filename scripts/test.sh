@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every check, in stages:
 #   build          the main build (scripts/build.sh: the machine set up, environments and ccache)
+#   format         every C++ file as the repository's .clang-format writes it
 #   cpp            the C++ suites (CTest label cpu; the gpu ones report their tests as skipped)
 #   hip            the HIP backend: the core built for it, its suites against a stand-in runtime
 #   asan, tsan     the core and its CPU suites built with AddressSanitizer+UndefinedBehaviorSanitizer
@@ -21,7 +22,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TRITON_JIT_BUILD_DIR:-$root/build}
 fuzz_seconds=${TRITON_JIT_FUZZ_SECONDS:-20}
-all_stages=(build cpp hip asan tsan fuzz packaging wheel pytest triton-matrix torch-matrix)
+all_stages=(build format cpp hip asan tsan fuzz packaging wheel pytest triton-matrix torch-matrix)
 # What one run may take on CI's machine (2 cores): with empty caches (a new machine), and with the
 # caches an earlier run left (scripts/lib/caches.sh).
 budget_cold=2700
@@ -66,7 +67,7 @@ run_stage() {
   "$fn" > "$logs/$name.log" 2>&1
   status=$?
   # The lines a reader wants without opening the log: the stage's own summary lines.
-  grep -E '^(\| |[0-9]+ passed|[0-9]+/[0-9]+ Test|.*tests passed|.*_fuzzer: |identical: |DIFFERENT: |lintian: |=+ .*(passed|failed|error))' \
+  grep -E '^(\| |[0-9]+ passed|[0-9]+/[0-9]+ Test|.*tests passed|.*_fuzzer: |identical: |DIFFERENT: |lintian: |[0-9]+ files formatted|=+ .*(passed|failed|error))' \
     "$logs/$name.log" | tail -n 40
   local seconds=$((SECONDS - t0)) verdict=ok
   if [ $status -ne 0 ]; then
@@ -108,6 +109,15 @@ stage_build() {
   python=$(bash "$root/scripts/build.sh" | tail -n 1) && echo "python: $python"
 }
 
+stage_format() {
+  local files
+  files=$(git -C "$root" ls-files '*.cpp' '*.h' | grep -v '^measurements/' | sed "s|^|$root/|")
+  # shellcheck disable=SC2086
+  clang-format --dry-run -Werror $files || return 1
+  echo "$(wc -w <<< "$files") files formatted as .clang-format says"
+  echo '{"testsuites": [{"testsuite": [{"name": "clang-format", "result": "COMPLETED"}]}]}' > "$results/format.json"
+}
+
 stage_cpp() { ctest_label "$build" "cpu|gpu" cpp; }
 
 # The HIP backend policy (TRITON_JIT_BACKEND=hip): the core built for it, its tests against a
@@ -141,7 +151,7 @@ stage_tsan() { sanitized tsan threads "-fsanitize=thread" TSAN_OPTIONS="halt_on_
 
 # Each fuzzer is one process on one core: two at a time fill CI's two cores. Starting from its
 # seed corpus, libFuzzer first runs every seed (the regressions), then searches.
-fuzz_targets=(entry signature manifest metadata)
+fuzz_targets=(entry signature raw_signature manifest metadata)
 stage_fuzz() {
   cmake -S "$root/fuzz" -B "$build-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++ && cmake --build "$build-fuzz" || return 1
   fuzz_one() {
@@ -178,14 +188,18 @@ stage_packaging() {
     "$root/tests/python/test_packages.py" --junitxml="$results/packaging.xml"
 }
 
-# From the source the packages were built from, with their flags: its compiles are theirs (ccache).
+# From the source the packages were built from, in their build directory, with their flags: its
+# compiles are theirs (ccache).
 stage_wheel() {
-  local source=$root
-  [ -f "$build/dist/source-dir" ] && source=$(cat "$build/dist/source-dir")
+  local source=$root build_dir=
+  if [ -f "$build/dist/source-dir" ] && [ -f "$build/dist/build-dir" ]; then
+    source=$(cat "$build/dist/source-dir")
+    build_dir=$(cat "$build/dist/build-dir")
+  fi
   (
     [ "$source" = "$root" ] || unset CCACHE_BASEDIR
-    TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_WHEEL_SOURCE="$source" "$python" -m pytest "${pytest_args[@]}" \
-      "$root/tests/python/test_wheel.py" --junitxml="$results/wheel.xml"
+    TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_WHEEL_SOURCE="$source" TRITON_JIT_WHEEL_BUILD_DIR="$build_dir" \
+      "$python" -m pytest "${pytest_args[@]}" "$root/tests/python/test_wheel.py" --junitxml="$results/wheel.xml"
   )
 }
 
@@ -218,19 +232,22 @@ stage_torch_matrix() {
 }
 
 want() { [[ " ${stages[*]} " == *" $1 "* ]]; }
-# Every stage but fuzz and packaging needs the main build; with --only it is brought up to date
-# (quick when nothing changed) without counting as a stage.
+# The C++ suites, pytest and the matrices need the main build; with --only it is brought up to
+# date (quick when nothing changed) without counting as a stage. The other stages need only the
+# machine set up.
 if want build; then
   run_stage build stage_build
-elif [ "$only" = 1 ]; then
+elif want cpp || want pytest || want triton-matrix || want torch-matrix; then
   stage_build > "$logs/build.log" 2>&1 || { echo "the main build failed: $logs/build.log"; tail -n 40 "$logs/build.log"; }
+else
+  python=$(bash "$root/scripts/setup_env.sh" 2> "$logs/setup.log" | tail -n 1) || { echo "setup failed: $logs/setup.log"; tail -n 40 "$logs/setup.log"; }
 fi
 if [ -z "$python" ]; then
   echo "test.sh: no Python environment; every stage needs one"
   echo "0 passed, 1 failed, 0 skipped"
   exit 1
 fi
-for s in cpp hip asan tsan fuzz packaging wheel pytest triton-matrix torch-matrix; do
+for s in format cpp hip asan tsan fuzz packaging wheel pytest triton-matrix torch-matrix; do
   want "$s" && run_stage "$s" "stage_${s//-/_}"
 done
 want triton-matrix && for v in "${matrix_versions[@]}"; do expected+=("matrix_${v}_pytest" "matrix_${v}_cpp"); done
@@ -239,6 +256,7 @@ want packaging && expected+=(packaging)
 want wheel && expected+=(wheel)
 want pytest && expected+=(pytest)
 want fuzz && for t in "${fuzz_targets[@]}"; do expected+=("fuzz/$t"); done
+want format && expected+=(format)
 wait
 
 total=$((SECONDS - started))

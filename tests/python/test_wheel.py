@@ -15,9 +15,10 @@ import pytest
 
 from conftest import ROOT
 
-# The source tree to build: this repository, or the copy the packages were built from
-# (scripts/package.sh, as scripts/test.sh passes it).
+# The source tree to build: this repository, or the copy the packages were built from, and the
+# build directory they were built in (scripts/package.sh, as scripts/test.sh passes them).
 SOURCE = os.environ.get("TRITON_JIT_WHEEL_SOURCE", ROOT)
+BUILD_DIR = os.environ.get("TRITON_JIT_WHEEL_BUILD_DIR") or None
 
 pytestmark = pytest.mark.skipif(os.environ.get("TRITON_JIT_SKIP_PACKAGING") == "1",
                                 reason="the wheel build runs in CI (gpu_check.sh skips packaging)")
@@ -46,7 +47,10 @@ def distribution_flags():
 def venv(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
     env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2), **distribution_flags())
-    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", out / "dist", SOURCE, env=env)
+    where = [f"--config-settings=build-dir={BUILD_DIR}", "--config-settings=cmake.define.CMAKE_CXX_COMPILER=c++"] \
+        if BUILD_DIR else []
+    run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", *where, "-w", out / "dist", SOURCE,
+        env=env)
     wheels = glob.glob(str(out / "dist" / "triton_jit-*.whl"))
     assert len(wheels) == 1, wheels
     env_dir = out / "venv"
