@@ -1,5 +1,5 @@
 // triton_jit/backend_config.h: the names libtriton_jit's backend_config.h gave, for code written
-// against it (README, "Coming from libtriton_jit"). This library's backend is fixed when it is
+// against it (docs/cpp-api.md, "Coming from libtriton_jit"). This library's backend is fixed when it is
 // built (triton_jit/config.h names it); the stream type is the driver's either way.
 //
 //   CUstream raw = static_cast<CUstream>(c10::cuda::getCurrentCUDAStream().stream());

@@ -1,5 +1,5 @@
 // triton_jit/jit_utils.h: the small helpers of libtriton_jit's jit_utils.h that code written
-// against it calls, for building raw-launch signatures (README, "Coming from libtriton_jit").
+// against it calls, for building raw-launch signatures (docs/cpp-api.md, "Coming from libtriton_jit").
 //
 //   std::vector<std::string> tokens = {"*fp32:16", std::string("i64") + triton_jit::spec(n), "1024"};
 //   f.launch_with_raw_args(stream, grid, 1, 1, 4, 3, triton_jit::join_sig(tokens), args);

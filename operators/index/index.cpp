@@ -286,7 +286,7 @@ void run_topk_row_bound(const at::Tensor& rows, int64_t m, int64_t n, int64_t k,
   static const TritonJITFunction& sort = kernel("topk.py", "topk_rows_sort_kernel");
   // The gather in chunks of 1024 on 4 warps took 2.3/6.5/80.2 us at 1/16/256 rows of 128256 to
   // 3.5/8.4/119.8 in chunks of 4096 on 8; the maxima of 256 groups a program on 8 warps 2.1/3.2/31.2
-  // to 3.9/4.5/52.3 on 4 (bfloat16, H200, docs/gpu-logs/topk-narrow).
+  // to 3.9/4.5/52.3 on 4 (bfloat16, H200, measurements/gpu-logs/topk-narrow).
   constexpr int64_t kGroupBlock = 256, kGroupWarps = 8, kGatherChunk = 1024, kGatherWarps = 4;
   int64_t group = TopkRowBound::kGroup;
   while (cdiv(n, group) > TopkRowBound::kMaxima) group *= 2;

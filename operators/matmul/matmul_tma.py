@@ -90,7 +90,7 @@ def matmul_tma_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, BATCH,
     k_tiles = tl.cdiv(K, BLOCK_K)
     # Flattened into the K loop, the pipeliner prefetches the next tile's first K blocks during
     # this tile's epilogue: attention's scores of 2048 tokens (K = 128, few K blocks a tile) went
-    # from 1.71x to 1.08x cuBLAS's time (docs/gpu-logs/tma-flatten/).
+    # from 1.71x to 1.08x cuBLAS's time (measurements/gpu-logs/tma-flatten/).
     for tile in tl.range(tl.program_id(0), num_tiles, NUM_SMS, flatten=True):
         batch, pid_m, pid_n = _tile_of(tile, num_pid_m, num_pid_n, GROUP_M)
         off_m = pid_m * BLOCK_M

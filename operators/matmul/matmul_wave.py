@@ -4,14 +4,14 @@ wave of programs over the SMs.
 
 At these sizes a product still reads its weight near the memory's bandwidth, and what decides the
 time is how evenly the tiles cover the SMs. cuBLAS gets there with tiles of 96, 192 or 448 weight
-rows (nvjet kernels, docs/gpu-logs/cublas-kernels/); Triton's blocks are powers of two, so a tile
+rows (nvjet kernels, measurements/gpu-logs/cublas-kernels/); Triton's blocks are powers of two, so a tile
 here is up to three dots over one token block, 64 + 32 or 128 + 64 + 32 weight rows wide, each with
 its own accumulator. Programs that share a weight tile are adjacent in launch order, so the
 weight comes from DRAM once.
 
 The operands arrive as host-side descriptors, which each config's pre_hook gives its block shapes:
 built on the device, four descriptors cost every program about a microsecond before its first
-load (docs/gpu-logs/cublas-kernels/). Out-of-bounds reads are zeros.
+load (measurements/gpu-logs/cublas-kernels/). Out-of-bounds reads are zeros.
 
 The tuning key is the M-size class (M rounded up to a multiple of 64, given by the caller: how
 many programs a tiling makes depends on nothing finer, and 384 rows tile otherwise than 512), N
