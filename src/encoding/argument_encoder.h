@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/limits.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/variant_key.h"
 #include "triton_jit/errors.h"
@@ -28,7 +29,6 @@ struct ResolvedOptions {
   uint64_t extra_digest = 0;              // its digest (56 bits), 0 without
 };
 
-inline constexpr std::size_t kMaxDescriptors = 8;
 inline constexpr std::size_t kDescriptorCells = 4 * TensorDescriptor::kMaxRank + 2;  // the most one expands to
 
 // Everything one call needs, on the caller's stack. Two trailing parameter cells are left
@@ -51,7 +51,9 @@ struct EncodedCall {
 // The key word of a tensor descriptor parameter: its dtype and block shape.
 uint64_t descriptor_word(const TensorDescriptor& d) noexcept;
 // "tensordesc<fp16[64, 32]>", Triton's type name for it.
-std::string descriptor_type_name(uint64_t word);
+// Triton's type of a descriptor argument: "tensordesc<fp16[64, 32]>", with a Gluon layout
+// "tensordesc<fp16[64, 32],NVMMASharedLayout(...)>".
+std::string descriptor_type_name(uint64_t word, std::string_view layout = {});
 // The rank and block shape held by a descriptor word.
 int descriptor_rank(uint64_t word) noexcept;
 
@@ -83,14 +85,13 @@ struct CallArgs {
 };
 
 // The kind of a constexpr value in the key (its entry's value kind).
-enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString, kVTuple, kVFunction };
+enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString, kVTuple, kVFunction, kVExpression };
 
 // A tuple argument's tree in the key's tail, in pre-order: a node word per tuple (its element
 // count), a leaf word per element (its 16-bit entry), then the value word of a leaf folded into
 // a constexpr (None, 1).
 inline constexpr uint64_t kTreeNode = uint64_t{1} << 63;
 inline constexpr uint64_t kTreeLeaf = uint64_t{1} << 62;
-inline constexpr int kMaxTupleDepth = 16;
 
 // One parameter of a variant, decoded from its key.
 struct DecodedParam {
@@ -101,8 +102,16 @@ struct DecodedParam {
   uint32_t tree = 0;   // kTupleToken: where its tree starts in the key
 };
 
+// The layout of a descriptor parameter of a variant, from the call's slot ("" without one).
+std::string_view descriptor_layout(const KernelSignature& sig, const DecodedParam& d, const ArgSlot& slot);
+
+// A descriptor entry's value kind when the descriptor carries a Gluon layout: two more words, its
+// text's digest, follow the descriptor's word.
+inline constexpr uint8_t kDescriptorWithLayout = 1;
+
 inline uint32_t constexpr_words(uint8_t value_kind) {
-  return value_kind == kVString || value_kind == kVTuple || value_kind == kVFunction ? 2 : 1;
+  return value_kind == kVString || value_kind == kVTuple || value_kind == kVFunction || value_kind == kVExpression ? 2
+                                                                                                                   : 1;
 }
 
 // The word after a tuple tree that starts at `cw`.
@@ -132,6 +141,7 @@ void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) 
       cw += constexpr_words(d.value_kind);
     } else if (d.token == kTensorDescToken) {
       d.value = key.words[cw++];
+      if (d.value_kind == kDescriptorWithLayout) cw += 2;
     } else if (d.token == kTupleToken) {
       d.tree = cw;
       cw = skip_tree(key, cw);

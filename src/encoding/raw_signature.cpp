@@ -68,20 +68,28 @@ struct Parser {
     return position;
   }
 
-  void parse(std::string_view token, std::size_t position, bool constexpr_param) {
+  // Bounded before it recurses: a tuple deeper than the encoder takes, or more values than a raw
+  // launch holds, is refused at the level that exceeds it, whatever the text's nesting.
+  void parse(std::string_view token, std::size_t position, bool constexpr_param, int depth = 0) {
     if (token.empty()) fail(position, token, "an empty token");
     RawParam p;
     p.position = position;
     if (token.front() == '(') {
       if (token.back() != ')') fail(position, token, "a tuple must end with ')'");
+      if (depth >= kMaxTupleDepth) {
+        fail(position, token, fmt::format("tuples nest deeper than {} levels", kMaxTupleDepth));
+      }
       std::vector<std::string_view> elements;
       const std::string_view inner = trim(token.substr(1, token.size() - 2));
       if (!inner.empty() && !split_top_level(inner, elements)) fail(position, token, "unbalanced parentheses");
+      if (out.params.size() + 1 + elements.size() > kMaxRawSlots) {
+        fail(position, token, fmt::format("more than {} values with its tuples' elements", kMaxRawSlots));
+      }
       p.kind = RawParam::Kind::kTupleStart;
       p.elements = static_cast<uint32_t>(elements.size());
       out.params.push_back(p);
       out.nested = true;
-      for (std::string_view element : elements) parse(element, position, constexpr_param);
+      for (std::string_view element : elements) parse(element, position, constexpr_param, depth + 1);
       return;
     }
     if (token.starts_with("@jit:")) {

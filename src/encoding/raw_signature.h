@@ -12,14 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/limits.h"
 #include "encoding/kernel_signature.h"
 #include "triton_jit/arguments.h"
 #include "triton_jit/jit_function_arg.h"
 
 namespace triton_jit::detail {
-
-// The slots of one raw launch live on the caller's stack.
-inline constexpr std::size_t kMaxRawSlots = 128;
 
 struct RawParam {
   enum class Kind : uint8_t {

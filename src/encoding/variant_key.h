@@ -16,9 +16,10 @@
 #endif
 #include <xxhash.h>
 
+#include "common/limits.h"
+
 namespace triton_jit::detail {
 
-inline constexpr std::size_t kMaxParams = 128;
 inline constexpr std::size_t kHeaderWords = 2;
 inline constexpr std::size_t kMaxKeyWords = kHeaderWords + kMaxParams / 4 + 2 * kMaxParams;
 

@@ -14,6 +14,7 @@
 #include "cache/entry_format.h"
 #include "cache/entry_store.h"
 #include "cache/variant_cache.h"
+#include "common/limits.h"
 #include "compiler/compiler_bridge.h"
 #include "decorators/decorated_memo.h"
 #include "encoding/argument_encoder.h"
@@ -23,8 +24,6 @@
 #include "triton_jit/triton_jit_function.h"
 
 namespace triton_jit::detail {
-
-inline constexpr int kMaxDevices = 64;
 
 // A compiled variant. Immutable once published, except `loaded`, whose slots are filled once
 // each (under the function's mutex) and read lock-free.

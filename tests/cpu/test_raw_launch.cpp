@@ -115,6 +115,15 @@ TEST(RawLaunch, MalformedSignaturesAndCountsAreErrors) {
   EXPECT_NE(raw("*fp32,*fp32,*fp32,i33,1024").find("parameter 3 ('n_elements') of the signature is 'i33': not a type"),
             std::string::npos);
   EXPECT_NE(raw("*fp32,*fp32,(*fp32,i32,1024").find("unbalanced parentheses"), std::string::npos);
+  // Nesting is bounded before the parser recurses: 40,000 levels once overflowed the stack.
+  for (std::size_t levels : {17u, 40000u}) {
+    const std::string deep = "*fp32,*fp32,*fp32," + std::string(levels, '(') + "1" + std::string(levels, ')') + ",1024";
+    EXPECT_NE(raw(deep.c_str()).find("tuples nest deeper than 16 levels"), std::string::npos) << levels;
+  }
+  std::string wide = "*fp32,*fp32,*fp32,(";
+  for (int i = 0; i < 200; ++i) wide += "1,";
+  wide += "1),1024";
+  EXPECT_NE(raw(wide.c_str()).find("more than 128 values with its tuples' elements"), std::string::npos);
   EXPECT_NE(raw("*fp32,*fp32,*fp32,fp16,1024").find("a 16- or 8-bit float scalar cannot be passed"), std::string::npos);
   EXPECT_NE(raw("*fp32:1,*fp32,*fp32,i32,1024").find("a pointer cannot be specialised to 1"), std::string::npos);
   EXPECT_NE(raw("*fp32,*fp32,*fp32,i32,1024", 7)
