@@ -6,8 +6,18 @@
 // linker on an undefined symbol, before any of our code runs. Here the error names both versions.
 //
 // A constructor cannot make dlopen fail, so a refusal is reported where its caller will see it:
-// as Python's ImportError when the process runs Python (ctypes then raises it as the cause of its
-// SystemError), else on stderr; triton_jit_ops_load_error() returns it either way.
+// as Python's ImportError when the process runs Python (ctypes raises it as the cause of a
+// SystemError, and torch.ops.load_library wraps that in OSError), else on stderr;
+// triton_jit_ops_load_error() returns it either way.
+//
+// Note [A refused load leaves nothing loaded]
+// dlopen has succeeded when the constructor refuses, and ctypes keeps the handle: a second
+// torch.ops.load_library of the same path would get that handle back, run no constructor, and
+// return with no operator registered, even after the missing operators were put in place. So in
+// a Python process the refusal also queues two dlclose calls of this library (Py_AddPendingCall:
+// the interpreter runs them after dlopen and ctypes have returned, so none of our code is on the
+// stack): one for ctypes' reference, one for the reference taken here to name it. The retry then
+// loads it afresh, and decides again.
 #include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
@@ -66,9 +76,10 @@ std::string read_file(const std::string& path) {
 
 // torch's full version ("2.15.0+cu130"): pip's torch says it in torch/version.py, a libtorch zip in
 // build-version, each one directory above lib/.
-std::string torch_version(const std::string& torch_lib_dir) {
+std::string torch_version(const std::string& torch_lib_dir, std::string& unreadable) {
   const std::string root = directory_of(torch_lib_dir);
   const std::string script = read_file(root + "/version.py");
+  if (!script.empty()) unreadable = root + "/version.py";
   for (const char* key : {"__version__ = '", "__version__ = \""}) {
     auto at = script.find(key);
     if (at == std::string::npos) continue;
@@ -76,6 +87,7 @@ std::string torch_version(const std::string& torch_lib_dir) {
     auto end = script.find_first_of("'\"", at);
     if (end != std::string::npos) return script.substr(at, end - at);
   }
+  if (!unreadable.empty()) return {};  // a version.py that says no version: not a libtorch zip either
   std::string version = read_file(root + "/build-version");
   while (!version.empty() && (version.back() == '\n' || version.back() == ' ')) version.pop_back();
   return version;
@@ -120,6 +132,8 @@ std::string joined(const std::vector<std::string>& items) {
   return text;
 }
 
+void unload_after_refusal();
+
 void report(const std::string& message) {
   load_error() = message;
   using IsInitialized = int (*)();
@@ -134,10 +148,26 @@ void report(const std::string& message) {
   if (is_initialized && ensure && release && set_string && import_error && is_initialized()) {
     int gil = ensure();
     set_string(*import_error, message.c_str());
+    unload_after_refusal();
     release(gil);
     return;
   }
   std::fprintf(stderr, "%s\n", message.c_str());
+}
+
+void unload_after_refusal() {
+  using AddPendingCall = int (*)(int (*)(void*), void*);
+  auto add_pending_call = reinterpret_cast<AddPendingCall>(dlsym(RTLD_DEFAULT, "Py_AddPendingCall"));
+  Dl_info info{};
+  if (add_pending_call == nullptr || dladdr(reinterpret_cast<void*>(&unload_after_refusal), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return;
+  }
+  void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (self == nullptr) return;
+  // dlclose lives in libc, not here: it is safe to run once this library is gone.
+  auto close = reinterpret_cast<int (*)(void*)>(&dlclose);
+  if (add_pending_call(close, self) == 0) add_pending_call(close, self);
 }
 
 void load_operators() {
@@ -146,12 +176,17 @@ void load_operators() {
   std::string wanted = TRITON_JIT_OPS_BUILT_WITH_TORCH;  // no torch loaded yet: the operators' own finds it
   std::string found_version;
   if (!torch_lib_dir.empty()) {
-    found_version = torch_version(torch_lib_dir);
+    std::string unreadable;
+    found_version = torch_version(torch_lib_dir, unreadable);
     wanted = minor_version(found_version);
     if (wanted.empty()) {
       report(std::string(kLibrary) + ": cannot tell which torch this process has: its libtorch_cpu.so in '" +
-             torch_lib_dir + "' has no version.py or build-version one directory up (expected pip's torch or a " +
-             "libtorch zip)");
+             torch_lib_dir + "' has " +
+             (unreadable.empty()
+                  ? std::string("no version.py or build-version one directory up (expected pip's "
+                                "torch or a libtorch zip)")
+                  : "a version.py ('" + unreadable + "') with no __version__ = '<major>.<minor>...' in it" +
+                        (found_version.empty() ? "" : " (it says '" + found_version + "')")));
       return;
     }
   }

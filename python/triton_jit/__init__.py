@@ -40,8 +40,21 @@ def _check_torch(found, built_with):
                           f"{'.'.join(str(found).split('.')[:2])}")
 
 
+def _load_operators(path):
+    """torch.ops.load_library, whose refusals (OSError, the loader's ImportError as its cause's
+    cause) are raised as the ImportError they are."""
+    try:
+        _torch.ops.load_library(path)
+    except OSError as error:
+        cause = error
+        while cause is not None and not isinstance(cause, ImportError):
+            cause = cause.__cause__ or cause.__context__
+        raise ImportError(str(cause) if cause is not None else f"triton_jit: cannot load the operators ({error}: "
+                          f"{error.__cause__ or ''})") from error
+
+
 _check_torch(_torch.__version__, _BUILT_WITH)
-_torch.ops.load_library(LIBRARY)
+_load_operators(LIBRARY)
 ops = _torch.ops.triton_jit
 
 from .launch import CompileError, DriverError, Kernel, Launcher, LaunchMeta, jit, load  # noqa: E402  (after torch's libraries)

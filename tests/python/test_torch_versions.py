@@ -73,6 +73,55 @@ def test_operators_for_another_torch_are_refused_naming_both_versions(tmp_path):
     assert "undefined symbol" not in out.stdout + out.stderr
 
 
+def test_a_refused_load_retried_after_the_operators_are_put_in_place_registers_them(tmp_path):
+    """Note [A refused load leaves nothing loaded]: the retry runs the loader's decision again."""
+    loader = loader_beside_operators_for(tmp_path, "1.0")
+    ours = os.path.join(BUILD, "lib", f"libtriton_jit_ops-torch{THIS_TORCH}.so.0")
+    out = python(f"""
+        import shutil, torch
+        for attempt in ("before", "again"):
+            try:
+                torch.ops.load_library({loader!r})
+                print(attempt, "loaded")
+            except OSError as e:
+                print(attempt, "refused:", type(e.__cause__.__cause__).__name__)
+        shutil.copy({ours!r}, {str(tmp_path / f"libtriton_jit_ops-torch{THIS_TORCH}.so.0")!r})
+        torch.ops.load_library({loader!r})
+        y = torch.ops.triton_jit.add(torch.empty(3, 1, device="meta"), torch.empty(4, device="meta"))
+        print("after:", list(y.shape))""")
+    assert out.returncode == 0, out.stderr
+    assert "before refused: ImportError" in out.stdout and "again refused: ImportError" in out.stdout, out.stdout
+    assert "after: [3, 4]" in out.stdout, out.stdout
+
+
+def test_a_torch_whose_version_file_says_no_version_is_named_so(tmp_path):
+    """A version.py that holds no version is not reported as missing."""
+    fake = tmp_path / "torch"
+    (fake / "lib").mkdir(parents=True)
+    real_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+    for name in os.listdir(real_lib):
+        os.symlink(os.path.join(real_lib, name), fake / "lib" / name)
+    (fake / "version.py").write_text("this is not a version file\n")
+    out = python(f"""
+        import ctypes
+        ctypes.CDLL({str(fake / "lib" / "libtorch_cpu.so")!r}, mode=ctypes.RTLD_GLOBAL)
+        import torch
+        try:
+            torch.ops.load_library({LOADER!r})
+        except OSError as e:
+            print("REFUSED", e.__cause__.__cause__)""")
+    assert out.returncode == 0, out.stderr
+    assert f"has a version.py ('{fake}/version.py') with no __version__" in out.stdout, out.stdout + out.stderr
+
+
+def test_import_triton_jit_refuses_with_an_import_error():
+    """As docs/operators.md says: `import triton_jit` under operators it cannot load is an ImportError."""
+    import triton_jit  # noqa: F401  (the build tree's, as other tests import it)
+    from triton_jit import _load_operators
+    with pytest.raises(ImportError, match="libtriton_jit_ops.so.0"):
+        _load_operators(os.path.join(BUILD, "lib", "does_not_exist", "libtriton_jit_ops.so.0"))
+
+
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 def test_without_python_the_refusal_goes_to_stderr_and_stays_queryable(tmp_path):
     loader = loader_beside_operators_for(tmp_path, "1.0")
