@@ -2,7 +2,7 @@
 # The Triton-facing tests against every supported Triton release: one small virtual environment
 # per release, kept outside the clone (scripts/lib/caches.sh; Triton, pytest and numpy; torch and
 # the rest are shared from the project's environment through a .pth file, not installed again), then for each the parity,
-# compile-script, tensor-descriptor and prune-argument tests (pytest), the persistent-cache tests and the C++ compile tests
+# compile-script, tensor-descriptor, prune-argument and argument-kind tests (pytest), the persistent-cache tests and the C++ compile tests
 # (test_compile_bridge, every target), run with that environment's Python as the one that
 # compiles. Prints a version x result table; exits non-zero when a row is not green.
 # TRITON_JIT_MATRIX_RESULTS=<dir> also writes each row's results there (JUnit XML, GoogleTest
@@ -43,7 +43,7 @@ for version in "${versions[@]}"; do
   log="$matrix/triton-$version.log"
   results=${TRITON_JIT_MATRIX_RESULTS:-}
   pytest_line=$(cd "$root" && TRITON_JIT_PYTHON="$env_python" TRITON_JIT_BUILD_DIR="$build" "$env_python" -m pytest -q -rs -n 2 \
-    -p no:cacheprovider ${results:+--junitxml=$results/matrix_${version}_pytest.xml} tests/python/test_parity.py tests/python/test_compile_script.py tests/python/test_tensor_descriptors.py tests/python/test_prune_arguments.py \
+    -p no:cacheprovider ${results:+--junitxml=$results/matrix_${version}_pytest.xml} tests/python/test_parity.py tests/python/test_compile_script.py tests/python/test_tensor_descriptors.py tests/python/test_prune_arguments.py tests/python/test_argument_kinds.py \
     tests/python/test_persistent_cache.py 2>&1 | tee "$log" | tail -n 1)
   cache=$(mktemp -d)
   cpp_line=$(TRITON_JIT_PYTHON="$env_python" TRITON_JIT_CACHE_DIR="$cache" "$build/bin/test_compile_bridge" \

@@ -74,12 +74,20 @@ enum class ArgKind : uint8_t {
   kTuple,             // a tuple of `size` elements, whose slots follow this one (nested tuples too)
   kTensorDescriptor,  // value.p: a TensorDescriptor, valid during the call; dtype, device: its base's
   kJitFunction,       // value.p: a JitFunctionArg (triton_jit/jit_function_arg.h), valid during the call
+  kExpression,        // value.s, size bytes: a constexpr named by a Python expression (ConstexprExpression)
 };
 
 // Device of a pointer argument.
 inline constexpr int16_t kHostDevice = -1;     // a CPU tensor or host pointer
 inline constexpr int16_t kUnknownDevice = -2;  // a raw pointer: not checked
 inline constexpr int16_t kOtherDevice = -3;    // memory of another device type
+
+// What a kPointer slot knows of its tensor's layout (ArgSlot::size): what a Config hook that
+// zeroes or copies a whole tensor must know to write its elements and nothing between them.
+inline constexpr uint32_t kLayoutKnown = 1u;       // the bits below were read from a tensor
+inline constexpr uint32_t kLayoutDense = 2u;       // non-overlapping and dense: its elements fill the extent
+inline constexpr uint32_t kLayoutContiguous = 4u;  // row-major contiguous
+inline constexpr unsigned kLayoutShapeShift = 3;   // bits 3 to 31: a digest of its shape
 
 struct ArgSlot {
   union Value {
@@ -92,7 +100,7 @@ struct ArgSlot {
   // kPointer: the bytes the argument spans from value.p (0: unknown). Autotuning needs it to
   // snapshot the tensors of reset_to_zero and restore_value.
   uint64_t extent = 0;
-  uint32_t size = 0;  // kString: length in bytes
+  uint32_t size = 0;  // kString: length in bytes; kPointer: its layout (kLayout* bits; 0: unknown)
   ArgKind kind = ArgKind::kNone;
   // kPointer: the pointee type. kInt/kUInt/kFloat/kBool: a fixed kernel type chosen in C++
   // (Fixed<T>), kInvalid to choose like Triton's Python runtime.
@@ -178,6 +186,36 @@ struct ArgTraits<char*> {
   static ArgSlot to_slot(const char* v) noexcept { return ArgTraits<std::string_view>::to_slot(v); }
 };
 
+// A constexpr value that only Python can hold (a dtype, a Gluon layout, a class), named by the
+// Python expression that makes it. It is evaluated where the kernel's module is imported, with
+// `tl` (triton.language), `triton`, `gl` (Gluon's language, where the installed Triton has it)
+// and the module's own names in scope, and `torch` when the text names it. Two texts are one
+// value only when they are the same text. Passed to a parameter that is not a constexpr, it makes
+// that parameter a constexpr of the variant, as Triton does with tl.constexpr(...). The text must
+// outlive the call.
+//   f(stream, grid, 4, 3, x, out, n, triton_jit::dtype("bf16"));          // X_dtype: tl.constexpr
+//   f(stream, grid, 4, 3, x, n, triton_jit::constexpr_expression("gl.BlockedLayout([1, 4], [32, 1], [4, 1], [1, 0])"));
+struct ConstexprExpression {
+  std::string_view text;
+};
+inline ConstexprExpression constexpr_expression(std::string_view text) noexcept { return {text}; }
+// Triton's dtype as a constexpr: what `X_dtype=tl.float16` passes from Python. `triton_name` is
+// Triton's name ("fp16", "bf16", "fp32", "i32", "u1", "fp8e4nv", ...; dtype_name() spells them).
+// Throws ValueError for a name Triton does not have. The text is static.
+TRITON_JIT_API ConstexprExpression dtype(std::string_view triton_name);
+TRITON_JIT_API ConstexprExpression dtype(DType dtype);
+
+template <>
+struct ArgTraits<ConstexprExpression> {
+  static ArgSlot to_slot(const ConstexprExpression& e) noexcept {
+    ArgSlot s;
+    s.kind = ArgKind::kExpression;
+    s.value.s = e.text.data();
+    s.size = static_cast<uint32_t>(e.text.size());
+    return s;
+  }
+};
+
 // A raw device pointer with its element type, for callers without torch; `bytes` is how much
 // memory it spans (needed only when an autotuner must save and restore it).
 struct DevicePointer {
@@ -225,6 +263,10 @@ struct TensorDescriptor {
   std::array<int32_t, kMaxRank> block_shape{};  // powers of two
   bool nan_padding = false;                     // padding="nan": out-of-bounds loads read NaN (floating point only)
   bool round_f32_to_tf32 = false;               // fp32 read as tf32 by the tensor map (Triton 3.8 and newer)
+  // Gluon's descriptors carry the shared-memory layout of a block, which is part of the kernel's
+  // type: its repr ("NVMMASharedLayout(swizzle_byte_width=128, ...)", valid during the call).
+  // Empty for Triton's.
+  std::string_view layout{};
 };
 // Checked when a kernel takes it; shape, strides and block_shape must have one size, 1 to 5.
 inline TensorDescriptor tensor_descriptor(const void* base, DType dtype, int device,

@@ -107,6 +107,16 @@ struct ArgTraits<at::Tensor> {
     return static_cast<uint64_t>(last + 1) * static_cast<uint64_t>(t.element_size());
   }
 
+  // The kLayout* bits of ArgSlot::size.
+  static uint32_t layout(const at::Tensor& t, bool contiguous) noexcept {
+    uint32_t shape = static_cast<uint32_t>(t.dim());
+    for (const int64_t n : t.sizes())
+      shape = (shape ^ static_cast<uint32_t>(n) ^ static_cast<uint32_t>(n >> 32)) * 0x9E3779B1u;
+    const bool dense = contiguous || t.is_non_overlapping_and_dense();
+    return kLayoutKnown | (dense ? kLayoutDense : 0u) | (contiguous ? kLayoutContiguous : 0u) |
+           shape << kLayoutShapeShift;
+  }
+
   static ArgSlot to_slot(const at::Tensor& t) noexcept {
     ArgSlot s;
     if (!t.defined()) return s;  // an undefined tensor is None, as an optional would be
@@ -119,7 +129,9 @@ struct ArgTraits<at::Tensor> {
     s.kind = ArgKind::kPointer;
     s.dtype = dtype;
     s.value.p = t.data_ptr();
-    s.extent = t.is_contiguous() ? static_cast<uint64_t>(t.nbytes()) : strided_extent(t);
+    const bool contiguous = t.is_contiguous();
+    s.extent = contiguous ? static_cast<uint64_t>(t.nbytes()) : strided_extent(t);
+    s.size = layout(t, contiguous);
     const c10::Device device = t.device();
     s.device = device.is_cuda() ? static_cast<int16_t>(device.index()) : device.is_cpu() ? kHostDevice : kOtherDevice;
     return s;

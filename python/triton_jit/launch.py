@@ -32,14 +32,97 @@ def _function_of(fn):
     raise TypeError(f"triton_jit.jit: expected a @triton.jit function (autotuned or not), got {type(fn).__name__}")
 
 
+def _jit_function_of(fn):
+    """The JITFunction under Triton's wrappers (Autotuner -> Heuristics -> JITFunction), or None."""
+    from triton.runtime.jit import JITFunction
+    for _ in range(16):
+        if isinstance(fn, JITFunction):
+            return fn
+        fn = getattr(fn, "fn", None)
+    return None
+
+
+def _programs_own(path, name):
+    """The program's own JITFunction of a kernel spec, when the program imported its module: a
+    launch then checks its globals as Triton does (Note [Globals changed at run time])."""
+    module_name, colon, function = str(path).partition(":")
+    if colon and not name:
+        module = sys.modules.get(module_name)
+        return _jit_function_of(getattr(module, function, None)) if module is not None else None
+    return None
+
+
 def load(path, name=""):
     """The kernel `name` of a .py file (absolute, or relative to the runtime's kernel search path),
     or of "package.module:function" (then name may be left out)."""
     key = (str(path), name)
     kernel = _KERNELS.get(key)
     if kernel is None:
-        kernel = _KERNELS.setdefault(key, Kernel(str(path), name))
+        kernel = Kernel(str(path), name)
+        watched = _programs_own(path, name)
+        if watched is not None:
+            kernel._watch(watched)
+        kernel = _KERNELS.setdefault(key, kernel)
     return kernel
+
+
+def _constexpr_expression(value):
+    """The Python expression that makes a constexpr value again (Note [Constexpr expressions] in
+    launch_module.cpp; the compile script evaluates it in the kernel's module): a triton.language
+    dtype ("tl.float16"), a torch dtype ("torch.float16"), an integer, an object whose repr
+    rebuilds an equal one (Gluon's layouts, numbers, None); None for anything else."""
+    import triton.language as tl
+    if isinstance(value, tl.dtype):
+        name = value.name
+        for attribute in (name, name.replace("fp", "float", 1), name.replace("bf", "bfloat", 1)):
+            if getattr(tl, attribute, None) == value:
+                return f"tl.{attribute}"
+        return None
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.dtype):
+        return str(value)
+    for kind in (bool, int, float, str):  # their subclasses (numpy's float64) as the Python value
+        if isinstance(value, kind):
+            return repr(kind(value))
+    if value is None:
+        return "None"
+    text = repr(value)
+    scope = {"tl": tl, "triton": sys.modules["triton"]}
+    try:
+        from triton.experimental import gluon
+        from triton.experimental.gluon import language as gl
+        scope.update(gluon=gluon, gl=gl)
+    except ImportError:
+        pass
+    if torch is not None:
+        scope["torch"] = torch
+    try:
+        return text if eval(text, scope) == value else None  # noqa: S307  (the object's own repr)
+    except Exception:
+        return None
+
+
+def _jit_function_spec(fn):
+    """"module:name" of a @triton.jit function passed as an argument (a module-level name of its
+    module, which the runtime imports to compile with it)."""
+    function = _function_of(fn)
+    module_name = getattr(function, "__module__", None)
+    module = sys.modules.get(module_name) if module_name else None
+    name = _bound_name(module, fn, function.__name__) if module is not None else None
+    if name is None or module_name == "__main__":
+        raise TypeError(f"triton_jit: the @triton.jit function {function.__name__} passed as an argument must be a "
+                        f"module-level name of an importable module")
+    return f"{module_name}:{name}"
+
+
+def _bound_name(module, fn, name):
+    """The name `module` binds `fn` to: its own name, or another that holds it (an alias)."""
+    if getattr(module, name, None) is fn:
+        return name
+    for other, value in vars(module).items():
+        if value is fn:
+            return other
+    return None
 
 
 def jit(fn):
@@ -54,11 +137,14 @@ def jit(fn):
     module_name = getattr(function, "__module__", None)
     module = sys.modules.get(module_name) if module_name else None
     if module is not None and module_name != "__main__":
-        found = getattr(module, name, None)
-        if found is not fn:
-            raise TypeError(f"triton_jit.jit: {module_name}.{name} is {type(found).__name__ if found is not None else 'missing'}, "
-                            f"not the object passed: pass the module-level kernel (with its decorators) that calls use")
-        return load(f"{module_name}:{name}")
+        bound = _bound_name(module, fn, name)
+        if bound is None:
+            found = getattr(module, name, None)
+            held = f"{module_name}.{name} is {type(found).__name__}" if found is not None else \
+                f"{module_name} binds no name to it ({name} is not defined there)"
+            raise TypeError(f"triton_jit.jit: {held}, not the object passed: pass the kernel (with its decorators) "
+                            f"as a module-level name of its module, as calls use it")
+        return load(f"{module_name}:{bound}")
     source = inspect.getsourcefile(function)
     if source is None:
         raise TypeError(f"triton_jit.jit: {name} has no source file (a kernel defined in an interactive session)")

@@ -26,6 +26,7 @@ namespace {
 
 std::atomic<CompilerBridge*> g_bridge{nullptr};
 std::mutex g_bridge_mutex;
+std::atomic<bool> g_python_host{false};  // set with g_bridge: the interpreter was running before it
 
 bool python_already_running() {
   using IsInitialized = int (*)();
@@ -88,6 +89,7 @@ std::string configured_target_name() {
 
 CompilerBridge* load_bridge() {
   const bool running = python_already_running();
+  g_python_host.store(running, std::memory_order_relaxed);
   const std::string python = env_or("TRITON_JIT_PYTHON", configured_python());
   std::string libpython;
   if (!running) {
@@ -115,16 +117,33 @@ CompilerBridge* load_bridge() {
 
 }  // namespace
 
+// Note [The GIL and the runtime's locks]
+// Making the bridge imports the compile script, which takes the GIL; so do compiles, tuning and
+// every call into Python. A Python thread that waited for one of our mutexes while holding the
+// GIL would then deadlock with the thread that holds the mutex and waits for the GIL. So the
+// order is fixed: our mutex first, the GIL second. Every lock that may be held across a call into
+// Python (the bridge's, a function's, the registry's, the single-flight waits) is taken through
+// run_without_gil, which lets the GIL go before it waits and takes it back after the work is done.
+// Locks never held across Python (the log's, the settings', the entry memo's) need no such care.
 CompilerBridge& compiler_bridge() {
   if (CompilerBridge* b = g_bridge.load(std::memory_order_acquire)) return *b;
-  std::lock_guard<std::mutex> lock(g_bridge_mutex);
-  if (CompilerBridge* b = g_bridge.load(std::memory_order_relaxed)) return *b;
-  CompilerBridge* b = load_bridge();  // never destroyed: the interpreter is never finalized
-  g_bridge.store(b, std::memory_order_release);
-  return *b;
+  CompilerBridge* bridge = nullptr;
+  run_without_gil([&] {
+    std::lock_guard<std::mutex> lock(g_bridge_mutex);
+    bridge = g_bridge.load(std::memory_order_relaxed);
+    if (bridge != nullptr) return;
+    bridge = load_bridge();  // never destroyed: the interpreter is never finalized
+    g_bridge.store(bridge, std::memory_order_release);
+  });
+  return *bridge;
 }
 
 bool compiler_bridge_loaded() noexcept { return g_bridge.load(std::memory_order_acquire) != nullptr; }
+
+bool python_host() noexcept {
+  if (compiler_bridge_loaded()) return g_python_host.load(std::memory_order_relaxed);
+  return python_already_running();  // not started by us: nothing of ours starts one without the bridge
+}
 
 void run_without_gil(const std::function<void()>& fn) {
   using GILStateCheck = int (*)();

@@ -66,13 +66,14 @@ json tagged_constexpr(const KernelSignature& sig, std::size_t i, const DecodedPa
       return {{"jit_function",
                {{"file", f.file()}, {"module", f.module()}, {"name", f.name()}, {"search_path", f.search_path()}}}};
     }
-    case kVString: {
+    case kVString:
+    case kVExpression: {
       std::string_view text(slot.value.s, slot.size);
       if (!valid_utf8(text)) {
-        throw TypeError(fmt::format("{}: argument {} '{}' is a constexpr string that is not valid UTF-8", sig.name, i,
-                                    sig.params[i].name));
+        throw TypeError(fmt::format("{}: argument {} '{}' is a constexpr {} that is not valid UTF-8", sig.name, i,
+                                    sig.params[i].name, d.value_kind == kVString ? "string" : "expression"));
       }
-      return {{"str", std::string(text)}};
+      return {{d.value_kind == kVString ? "str" : "expr", std::string(text)}};
     }
   }
   return nullptr;
@@ -138,6 +139,9 @@ json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, js
           value = {{"str", std::string(text)}};
           break;
         }
+        case ArgKind::kExpression:
+          value = {{"expr", std::string(e.value.s, e.size)}};
+          break;
         default:
           throw TypeError(fmt::format("{}: argument {} is a constexpr tuple holding a tensor", sig.name, i));
       }
@@ -199,7 +203,9 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
       signature.push_back(std::move(done));
       return;
     }
-    signature.push_back(d.token == kTensorDescToken ? descriptor_type_name(d.value) : token_name(d.token));
+    signature.push_back(d.token == kTensorDescToken
+                            ? descriptor_type_name(d.value, descriptor_layout(sig, d, args.param(sig, i)))
+                            : token_name(d.token));
     if (d.token == kConstexprToken) {
       const ArgSlot& slot = args.param(sig, i);
       if (d.value_kind == kVTuple) {

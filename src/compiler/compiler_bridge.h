@@ -45,6 +45,9 @@ class CompilerBridge {
   // The values the kernel reads that were computed when its modules were imported, as this
   // process imported them (Described::values, without describing). Throws LookupError or CompileError.
   virtual std::string imported_values(const KernelLocation& where) = 0;
+  // In a Python host: the values the kernel reads now, when the program imported its module
+  // itself; "" when it did not (Note [Globals changed at run time]). Throws as imported_values.
+  virtual std::string host_values(const KernelLocation& where) = 0;
   // One variant. Throws CompileError with Triton's message and traceback.
   virtual CompiledBinary compile(const KernelLocation& where, const std::string& request_json) = 0;
   // A heuristic the compile script could not translate, called in Python with the call's
@@ -71,6 +74,11 @@ CompilerBridge& compiler_bridge();
 
 // Whether the bridge has been loaded in this process.
 bool compiler_bridge_loaded() noexcept;
+
+// Whether this process is a Python host: its interpreter was running before the runtime needed
+// one (torch.ops.load_library, the Python entry), so the program's own Python code runs beside
+// the kernels' modules. Starts nothing.
+bool python_host() noexcept;
 
 // Runs `fn` with the GIL released when the calling thread holds it (a Python host thread that
 // waits for another thread's compile must not block it). Never loads Python.

@@ -380,7 +380,7 @@ void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device
   for (std::size_t p : sig.autotune->key_params) {
     const ArgSlot& s = call.slots[p];
     key.words[w++] = static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
-    if (s.kind == ArgKind::kString) {
+    if (s.kind == ArgKind::kString || s.kind == ArgKind::kExpression) {
       const Digest d = digest(s.value.s, s.size);
       key.words[w++] = d.high;
       key.words[w++] = d.low;
@@ -429,6 +429,9 @@ std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call
         break;
       case ArgKind::kString:
         value = fmt::format("'{}'", std::string_view(s.value.s, s.size));
+        break;
+      case ArgKind::kExpression:
+        value = std::string(s.value.s, s.size);
         break;
       case ArgKind::kJitFunction:
         value = static_cast<const JitFunctionArg*>(s.value.p)->label();

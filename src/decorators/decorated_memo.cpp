@@ -98,7 +98,7 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
       1u << static_cast<unsigned>(ArgKind::kBool) | 1u << static_cast<unsigned>(ArgKind::kInt) |
       1u << static_cast<unsigned>(ArgKind::kUInt) | 1u << static_cast<unsigned>(ArgKind::kFloat) |
       1u << static_cast<unsigned>(ArgKind::kString) | 1u << static_cast<unsigned>(ArgKind::kTensorDescriptor) |
-      1u << static_cast<unsigned>(ArgKind::kJitFunction);
+      1u << static_cast<unsigned>(ArgKind::kJitFunction) | 1u << static_cast<unsigned>(ArgKind::kExpression);
   constexpr unsigned kDeviceKinds =
       1u << static_cast<unsigned>(ArgKind::kPointer) | 1u << static_cast<unsigned>(ArgKind::kTensorDescriptor);
   std::size_t w = tag_words;
@@ -117,17 +117,19 @@ bool DecoratedMemo::pack(const ArgSlot* args, std::size_t n, const LaunchConfig&
     if (s.kind == ArgKind::kTensorDescriptor) [[unlikely]] {
       // Keyed by its block shape; one the encoder would refuse takes the full path, which says why.
       const auto& d = *static_cast<const TensorDescriptor*>(s.value.p);
-      if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank)
+      // A Gluon layout is part of the variant, not of this word: such calls take the full path.
+      if (d.rank < 1 || d.rank > TensorDescriptor::kMaxRank || !d.layout.empty())
         refused = true;
       else
         value = descriptor_word(d);
-    } else if (s.kind == ArgKind::kString || s.kind == ArgKind::kJitFunction) [[unlikely]] {
+    } else if (s.kind == ArgKind::kString || s.kind == ArgKind::kJitFunction || s.kind == ArgKind::kExpression)
+        [[unlikely]] {
       // A string's text, not its address, is the value: a 128-bit digest in two words; a JIT
       // function's key likewise. Every argument left takes at most one word, so the words fit
       // while w + (n - i) + 1 does.
       if (w + (n - i) + 1 > kMaxInputWords) {
         refused = true;
-      } else if (s.kind == ArgKind::kString) {
+      } else if (s.kind != ArgKind::kJitFunction) {
         const Digest text = digest(s.value.s, s.size);
         in.words[w++] = text.high;
         value = text.low;
@@ -217,7 +219,7 @@ void DecoratedMemo::remember(const Inputs& in, const ArgSlot* slots, const Launc
   for (std::size_t i = 0; i < num_outputs_; ++i) {
     const ArgSlot& s = slots[output_at_[i]];
     if (s.kind == ArgKind::kPointer || s.kind == ArgKind::kString || s.kind == ArgKind::kTensorDescriptor ||
-        s.kind == ArgKind::kJitFunction) {
+        s.kind == ArgKind::kJitFunction || s.kind == ArgKind::kExpression) {
       return;  // kept as values only
     }
     if (i < kKindsWithOptions) {

@@ -26,6 +26,8 @@ std::string value_text(const ArgSlot& s) {
       return fmt::format("{}", s.value.f);
     case ArgKind::kString:
       return fmt::format("'{}'", std::string_view(s.value.s, s.size));
+    case ArgKind::kExpression:
+      return std::string(s.value.s, s.size);
     default:
       return "?";
   }

@@ -90,6 +90,8 @@ nlohmann::json tagged(const ArgSlot& s) {
       return {{"float", fmt::format("{:a}", s.value.f)}};
     case ArgKind::kString:
       return {{"str", std::string(s.value.s, s.size)}};
+    case ArgKind::kExpression:
+      return {{"expr", std::string(s.value.s, s.size)}};
     case ArgKind::kJitFunction: {
       const auto& f = *static_cast<const JitFunctionArg*>(s.value.p);
       return {{"jit_function",
@@ -228,16 +230,46 @@ void write_hooked(const KernelSignature& sig, const HookProgram& hook, const Pre
                       "triton_jit::device_pointer(ptr, dtype, device, bytes)",
                       sig.name, hook.label(), what, a.name));
     }
+    // Note [Hooks write only their tensor]
+    // A translated zero_ or copy_ writes bytes: the extent a tensor spans. That is the tensor's
+    // elements only when they fill it (dense); a strided view's span holds the caller's elements
+    // between its own, which torch's zero_ leaves alone. And torch's copy_ converts each element
+    // to the destination's dtype and broadcasts or refuses other shapes, which bytes cannot. So a
+    // write the bytes would get wrong is refused, naming the argument; it is never approximated.
+    if ((to.size & kLayoutKnown) != 0 && (to.size & kLayoutDense) == 0) {
+      throw ValueError(
+          fmt::format("{}: {} calls {} on argument '{}', a strided view whose elements do not fill the "
+                      "memory it spans; writing that span would change the elements between them. Pass "
+                      "a contiguous tensor (.contiguous() is a copy: the kernel must write into the "
+                      "tensor the caller reads)",
+                      sig.name, hook.label(), what, a.name));
+    }
     if (a.kind == HookProgram::Kind::kZero) {
       ActiveBackend::fill_zero(const_cast<void*>(to.value.p), to.extent, stream);
       return;
     }
     const ArgSlot& from = call.slots[a.source];
-    if (from.kind != ArgKind::kPointer || from.extent != to.extent) {
+    const std::string& from_name = sig.params[a.source].name;
+    if (from.kind != ArgKind::kPointer) {
+      throw TypeError(fmt::format("{}: {} copies into argument '{}' from argument '{}', which is not a tensor",
+                                  sig.name, hook.label(), a.name, from_name));
+    }
+    if (from.dtype != to.dtype) {
+      throw TypeError(
+          fmt::format("{}: {} copies argument '{}' ({}) into argument '{}' ({}): torch's copy_ converts "
+                      "each element, a translated hook copies bytes, so their dtypes must be the same",
+                      sig.name, hook.label(), from_name, dtype_name(from.dtype), a.name, dtype_name(to.dtype)));
+    }
+    const bool both_known = (to.size & from.size & kLayoutKnown) != 0;
+    const bool same_layout = both_known ? ((to.size & from.size & kLayoutContiguous) != 0 &&
+                                           to.size >> kLayoutShapeShift == from.size >> kLayoutShapeShift)
+                                        : (to.size | from.size) == 0;
+    if (!same_layout || from.extent != to.extent) {
       throw ValueError(
-          fmt::format("{}: {} copies into argument '{}' ({} bytes) from an argument that is not a tensor "
-                      "of as many bytes",
-                      sig.name, hook.label(), a.name, to.extent));
+          fmt::format("{}: {} copies argument '{}' into argument '{}', which differ in shape, size or "
+                      "layout; a translated hook copies only between contiguous tensors of one shape "
+                      "(torch's copy_ would broadcast or raise)",
+                      sig.name, hook.label(), from_name, a.name));
     }
     ActiveBackend::copy(const_cast<void*>(to.value.p), from.value.p, to.extent, stream);
   });

@@ -467,6 +467,11 @@ Value from_slot(const Context& c, const ArgSlot& s, uint32_t index) {
       return Value::text(s.value.s, s.size);
     case ArgKind::kJitFunction:
       c.type_error(fmt::format("parameter {} is a @triton.jit function, and the heuristic reads it as a value", index));
+    case ArgKind::kExpression:
+      c.type_error(
+          fmt::format("parameter {} is a constexpr expression ({}), which a heuristic run without Python "
+                      "cannot read",
+                      index, std::string_view(s.value.s, s.size)));
     default:
       c.type_error(fmt::format("parameter {} is a tensor, and the heuristic reads it as a value", index));
   }

@@ -54,6 +54,8 @@ const char* kind_name(const ArgSlot& s) {
       return "a tensor descriptor";
     case ArgKind::kJitFunction:
       return "a @triton.jit function";
+    case ArgKind::kExpression:
+      return "a constexpr expression";
   }
   return "an unknown value";
 }
@@ -239,12 +241,13 @@ uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot&
       kind = kVFloat;
       value = std::bit_cast<uint64_t>(s.value.f);
       break;
-    case ArgKind::kString: {
+    case ArgKind::kString:
+    case ArgKind::kExpression: {
       // 128 bits: a string's key words must not collide with another string's.
       const Digest d = digest(s.value.s, s.size);
       key.words[cw++] = d.high;
       key.words[cw++] = d.low;
-      return param_entry(kConstexprToken, Attr::kNone, kVString);
+      return param_entry(kConstexprToken, Attr::kNone, s.kind == ArgKind::kString ? kVString : kVExpression);
     }
     case ArgKind::kJitFunction: {
       const auto& k = static_cast<const JitFunctionArg*>(s.value.p)->key();
@@ -254,7 +257,9 @@ uint16_t put_constexpr(const KernelSignature& sig, std::size_t i, const ArgSlot&
     }
     default:
       throw_type(sig, i,
-                 fmt::format("is a constexpr and takes an int, float, bool, string or None, got {}", kind_name(s)));
+                 fmt::format("is a constexpr and takes an int, float, bool, string, None or a constexpr "
+                             "expression, got {}",
+                             kind_name(s)));
   }
   key.words[cw++] = value;
   return param_entry(kConstexprToken, Attr::kNone, kind);
@@ -371,6 +376,7 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
         if (p.specialize) attr = alignment_attr(p, cell);
         break;
       case ArgKind::kJitFunction:
+      case ArgKind::kExpression:  // tl.constexpr(...) passed to a plain parameter
         is_param = false;
         return put_constexpr(sig, i, s, key, cw);  // as Triton's specializer
       default:
@@ -447,6 +453,12 @@ __attribute__((noinline)) uint16_t encode_descriptor(const KernelSignature& sig,
   }
   out.descriptors[out.num_descriptors++] = EncodedCall::Descriptor{kp, &d};
   key.words[cw++] = descriptor_word(d);
+  if (!d.layout.empty()) [[unlikely]] {
+    const Digest layout = digest(d.layout.data(), d.layout.size());
+    key.words[cw++] = layout.high;
+    key.words[cw++] = layout.low;
+    return param_entry(kTensorDescToken, Attr::kNone, kDescriptorWithLayout);
+  }
   return param_entry(kTensorDescToken, Attr::kNone);
 }
 
@@ -485,6 +497,7 @@ Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* sl
         h.add(std::to_string(s.size));
         break;
       case ArgKind::kString:
+      case ArgKind::kExpression:
         h.add(std::string_view(s.value.s, s.size));
         break;
       case ArgKind::kJitFunction:
@@ -683,10 +696,16 @@ std::string constexpr_text(const DecodedParam& d, const ArgSlot& slot) {
       return std::to_string(static_cast<int64_t>(d.value));
     case kVUInt:
       return std::to_string(d.value);
-    case kVFloat:
-      return fmt::format("{}", std::bit_cast<double>(d.value));
+    case kVFloat: {
+      // As Python writes it: 2.0, not fmt's 2.
+      std::string text = fmt::format("{}", std::bit_cast<double>(d.value));
+      if (text.find_first_of(".en") == std::string::npos) text += ".0";
+      return text;
+    }
     case kVString:
       return fmt::format("'{}'", std::string_view(slot.value.s, slot.size));
+    case kVExpression:
+      return std::string(slot.value.s, slot.size);
     case kVFunction:
       return static_cast<const JitFunctionArg*>(slot.value.p)->label();
   }
@@ -705,12 +724,19 @@ uint64_t descriptor_word(const TensorDescriptor& d) noexcept {
 
 int descriptor_rank(uint64_t word) noexcept { return static_cast<int>((word >> 8) & 0xFF); }
 
-std::string descriptor_type_name(uint64_t word) {
+std::string descriptor_type_name(uint64_t word, std::string_view layout) {
   std::string dims;
   for (int k = 0; k < descriptor_rank(word); ++k) {
     dims += (k ? ", " : "") + std::to_string(1u << ((word >> (16 + 5 * k)) & 31));
   }
+  if (!layout.empty())
+    return fmt::format("tensordesc<{}[{}],{}>", dtype_name(static_cast<DType>(word & 0xFF)), dims, layout);
   return fmt::format("tensordesc<{}[{}]>", dtype_name(static_cast<DType>(word & 0xFF)), dims);
+}
+
+std::string_view descriptor_layout(const KernelSignature&, const DecodedParam& d, const ArgSlot& slot) {
+  if (d.value_kind != kDescriptorWithLayout || slot.kind != ArgKind::kTensorDescriptor) return {};
+  return static_cast<const TensorDescriptor*>(slot.value.p)->layout;
 }
 
 std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const CallArgs& args) {
@@ -741,7 +767,7 @@ std::string describe_variant(const KernelSignature& sig, const VariantKey& key, 
     } else if (d.token == kConstexprToken) {
       text += "=" + constexpr_text(d, args.param(sig, i));
     } else if (d.token == kTensorDescToken) {
-      text += ": " + descriptor_type_name(d.value);
+      text += ": " + descriptor_type_name(d.value, descriptor_layout(sig, d, args.param(sig, i)));
     } else {
       text += ": " + token_name(d.token);
       if (d.attr == Attr::kDivisible16) text += ":16";

@@ -39,9 +39,9 @@ ArgSlot slot_from_tagged(const nlohmann::json& tagged, KernelSignature& sig, std
     slot.kind = ArgKind::kFloat;
     slot.value.f = std::strtod(text.c_str(), &end);  // hexadecimal float: exact
     if (text.empty() || end != text.c_str() + text.size()) error = fmt::format("a malformed float '{}'", text);
-  } else if (kind == "str" && value.is_string()) {
+  } else if ((kind == "str" || kind == "expr") && value.is_string()) {
     const std::string& stored = sig.string_storage.emplace_back(value.get<std::string>());
-    slot.kind = ArgKind::kString;
+    slot.kind = kind == "str" ? ArgKind::kString : ArgKind::kExpression;
     slot.value.s = stored.data();
     slot.size = static_cast<uint32_t>(stored.size());
   } else {

@@ -1,6 +1,11 @@
 #include "encoding/type_token.h"
 
+#include <fmt/format.h>
+
 #include <array>
+#include <string_view>
+
+#include "triton_jit/errors.h"
 
 namespace triton_jit {
 
@@ -10,9 +15,50 @@ constexpr std::array<const char*, 19> kDTypeNames = {
     "fp16",    "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15"};
 }  // namespace
 
+// triton.language's name of each dtype object, as a Python expression: what dtype() passes.
+constexpr std::array<std::string_view, 19> kDTypeExpressions = {"",
+                                                                "tl.int1",
+                                                                "tl.int8",
+                                                                "tl.int16",
+                                                                "tl.int32",
+                                                                "tl.int64",
+                                                                "tl.uint8",
+                                                                "tl.uint16",
+                                                                "tl.uint32",
+                                                                "tl.uint64",
+                                                                "tl.float16",
+                                                                "tl.bfloat16",
+                                                                "tl.float32",
+                                                                "tl.float64",
+                                                                "tl.float8e4nv",
+                                                                "tl.float8e5",
+                                                                "tl.float8e4b8",
+                                                                "tl.float8e5b16",
+                                                                "tl.float8e4b15"};
+
 const char* dtype_name(DType dtype) noexcept {
   auto index = static_cast<std::size_t>(dtype);
   return index < kDTypeNames.size() ? kDTypeNames[index] : "invalid";
+}
+
+ConstexprExpression dtype(DType dtype) {
+  const auto index = static_cast<std::size_t>(dtype);
+  if (index == 0 || index >= kDTypeExpressions.size()) {
+    throw ValueError(fmt::format("triton_jit::dtype: {} is not a dtype Triton has", static_cast<int>(index)));
+  }
+  return {kDTypeExpressions[index]};
+}
+
+ConstexprExpression dtype(std::string_view triton_name) {
+  const std::string_view name = triton_name == "i1" ? "u1" : triton_name;  // libtriton_jit's name of bool
+  for (std::size_t i = 1; i < kDTypeNames.size(); ++i) {
+    if (name == kDTypeNames[i]) return {kDTypeExpressions[i]};
+  }
+  throw ValueError(
+      fmt::format("triton_jit::dtype: '{}' is not a Triton dtype name (expected one of fp16, bf16, fp32, "
+                  "fp64, i8, i16, i32, i64, u1, u8, u16, u32, u64, fp8e4nv, fp8e5, fp8e4b8, fp8e5b16, "
+                  "fp8e4b15)",
+                  triton_name));
 }
 
 namespace detail {

@@ -20,8 +20,10 @@
 // Everything else (encoding, the variant cache, decorators) is the C++ runtime's hot path.
 #include <Python.h>
 // torch's Python object of a tensor, to read the at::Tensor without attribute lookups.
+#include <torch/csrc/Dtype.h>
 #include <torch/csrc/autograd/python_variable.h>
 
+#include <fmt/format.h>
 #include <triton_jit/torch.h>
 
 #include <algorithm>
@@ -32,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "common/limits.h"
+
 namespace {
 
 using triton_jit::ArgKind;
@@ -39,9 +43,10 @@ using triton_jit::ArgSlot;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJITFunction;
 
-constexpr std::size_t kMaxSlots = 256;
-constexpr std::size_t kMaxDescriptors = 16;
-constexpr std::size_t kMaxParams = 128;  // as the runtime's
+using triton_jit::detail::kMaxCallSlots;
+using triton_jit::detail::kMaxDescriptors;
+using triton_jit::detail::kMaxParams;
+using triton_jit::detail::kMaxTupleDepth;
 
 // A Python exception is already set; unwinds a C++ frame of ours (the grid function).
 struct PythonErrorSet {};
@@ -87,9 +92,16 @@ struct KernelObject {
   // The parameters a call passes, in order: all of them, less those the decorators set.
   std::vector<uint8_t>* user_params;
   std::vector<bool>* set_by_decorators;
-  LauncherObject* spare;  // handed out by kernel[grid] while nobody else holds it
-  PyObject* meta;         // the MetaObject grids read, reused likewise
+  std::vector<bool>* constexpr_params;  // by parameter index: declared tl.constexpr
+  LauncherObject* spare;                // handed out by kernel[grid] while nobody else holds it
+  PyObject* meta;                       // the MetaObject grids read, reused likewise
   PyObject* weakrefs;
+  // The program's own JITFunction of this kernel (triton_jit.jit, or load() of a module the
+  // program imported), whose globals a launch checks as Triton's does; nullptr when the program
+  // holds none (the runtime imported the module itself, so nothing else can change them).
+  PyObject* watched;
+  // Its used globals, read at the first call: (globals dict, name, value) triples, owned.
+  std::vector<PyObject*>* globals;
 };
 
 struct LauncherObject {
@@ -129,7 +141,8 @@ enum class LaunchOption : uint8_t {
   kEnableFpFusion,
   kLaunchPdl,
   kLaunchCooperativeGrid,
-  kGrid,  // run(..., grid=...) only
+  kGrid,    // run(..., grid=...) only
+  kWarmup,  // run(..., warmup=...) only, as Triton's JITFunction.run takes it
 };
 struct OptionName {
   const char* text;
@@ -145,6 +158,7 @@ OptionName g_options[] = {
     {"launch_pdl", LaunchOption::kLaunchPdl, nullptr},
     {"launch_cooperative_grid", LaunchOption::kLaunchCooperativeGrid, nullptr},
     {"grid", LaunchOption::kGrid, nullptr},
+    {"warmup", LaunchOption::kWarmup, nullptr},
 };
 
 const char* kernel_name(const KernelObject* k) { return k->function->name().c_str(); }
@@ -153,12 +167,22 @@ const char* kernel_name(const KernelObject* k) { return k->function->name().c_st
 
 // The slots of one call, on the caller's stack.
 struct CallSlots {
-  std::array<ArgSlot, kMaxSlots> slots;
+  std::array<ArgSlot, kMaxCallSlots> slots;
   std::size_t size = 0;
   bool nested = false;
   std::array<triton_jit::TensorDescriptor, kMaxDescriptors> descriptors;
   std::size_t num_descriptors = 0;
-  int device = -1;  // of the first CUDA tensor
+  int device = -1;      // of the first CUDA tensor
+  bool warmup = false;  // a warmup call: a torch dtype stands for a tensor of it, as Triton's MockTensor
+  // The texts of constexpr expressions (str objects), alive until the call is done.
+  std::array<PyObject*, 16> owned{};
+  std::size_t num_owned = 0;
+  CallSlots() = default;
+  CallSlots(const CallSlots&) = delete;
+  CallSlots& operator=(const CallSlots&) = delete;
+  ~CallSlots() {
+    for (std::size_t i = 0; i < num_owned; ++i) Py_DECREF(owned[i]);
+  }
 };
 
 [[noreturn]] void throw_type_error(const KernelObject* k, PyObject* name, const char* what, PyObject* value) {
@@ -182,13 +206,16 @@ int64_t as_int64(const KernelObject* k, PyObject* name, PyObject* value, const c
 }
 
 void add_slot(CallSlots& out, const ArgSlot& slot) {
-  if (out.size == kMaxSlots) throw triton_jit::ValueError("triton_jit: more than 256 argument values in one call");
+  if (out.size == kMaxCallSlots) {
+    throw triton_jit::ValueError(fmt::format("triton_jit: more than {} argument values in one call", kMaxCallSlots));
+  }
   out.slots[out.size++] = slot;
 }
 
 void add_tensor_descriptor(const KernelObject* k, PyObject* name, PyObject* value, CallSlots& out) {
   if (out.num_descriptors == kMaxDescriptors)
-    throw triton_jit::ValueError(std::string(kernel_name(k)) + ": more than 16 TensorDescriptor arguments");
+    throw triton_jit::ValueError(
+        fmt::format("{}: more than {} TensorDescriptor arguments in one call", kernel_name(k), kMaxDescriptors));
   triton_jit::TensorDescriptor& d = out.descriptors[out.num_descriptors++];
   PyObject* base = PyObject_GetAttr(value, g_str_base);
   PyObject* shape = base ? PyObject_GetAttr(value, g_str_shape) : nullptr;
@@ -251,8 +278,151 @@ void add_tensor_descriptor(const KernelObject* k, PyObject* name, PyObject* valu
     d.round_f32_to_tf32 = PyObject_IsTrue(tf32) == 1;
     Py_DECREF(tf32);
   }
+  PyObject* layout = PyObject_GetAttrString(value, "layout");  // Gluon's descriptors
+  if (layout == nullptr) {
+    PyErr_Clear();
+  } else if (layout != Py_None) {
+    PyObject* text = PyObject_Repr(layout);
+    Py_DECREF(layout);
+    if (text == nullptr || out.num_owned == out.owned.size()) {
+      Py_XDECREF(text);
+      release();
+      if (text != nullptr) PyErr_Format(PyExc_ValueError, "%s: too many Gluon descriptors in one call", kernel_name(k));
+      throw PythonErrorSet{};
+    }
+    out.owned[out.num_owned++] = text;
+    Py_ssize_t size = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+    if (utf8 == nullptr) {
+      release();
+      throw PythonErrorSet{};
+    }
+    d.layout = std::string_view(utf8, static_cast<std::size_t>(size));
+  } else {
+    Py_DECREF(layout);
+  }
   release();
   add_slot(out, triton_jit::to_slot(d));
+}
+
+// Python-side helpers of triton_jit.launch, for values of the slow path (found once).
+PyObject* launch_helper(const char* name) {
+  PyObject* module = PyImport_ImportModule("triton_jit.launch");
+  if (module == nullptr) throw PythonErrorSet{};
+  PyObject* helper = PyObject_GetAttrString(module, name);
+  Py_DECREF(module);
+  if (helper == nullptr) throw PythonErrorSet{};
+  return helper;  // kept for the life of the process
+}
+
+// A class of an imported module, or nullptr when the module is not imported (then no value can
+// be of it).
+PyObject* imported_class(const char* module_name, const char* class_name) {
+  PyObject* key = PyUnicode_FromString(module_name);
+  if (key == nullptr) throw PythonErrorSet{};
+  PyObject* module = PyImport_GetModule(key);
+  Py_DECREF(key);
+  if (module == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyObject* cls = PyObject_GetAttrString(module, class_name);
+  Py_DECREF(module);
+  if (cls == nullptr) PyErr_Clear();
+  return cls;  // a new reference, dropped by the caller
+}
+
+bool is_instance_of(PyObject* value, const char* module_name, const char* class_name) {
+  PyObject* cls = imported_class(module_name, class_name);
+  if (cls == nullptr) return false;
+  const int found = PyObject_IsInstance(value, cls);
+  Py_DECREF(cls);
+  if (found < 0) throw PythonErrorSet{};
+  return found == 1;
+}
+
+// A constexpr value that has no slot of its own (a dtype, a layout, an integer past 64 bits, what
+// tl.constexpr() wraps for a plain parameter): the Python expression that makes it again, kept
+// alive by the call (Note [Constexpr expressions]).
+// The expressions of dtypes (triton.language's and torch's, each a singleton) seen so far: a
+// library that passes X_dtype on every call pays one pointer compare per entry, not Python.
+struct KnownExpression {
+  PyObject* value;  // a strong reference: never freed, so never reused for another object
+  std::string text;
+};
+std::vector<KnownExpression>& known_expressions() {
+  static auto* known = [] {
+    auto* v = new std::vector<KnownExpression>();
+    v->reserve(64);  // never reallocated: a call's slots point into the texts
+    return v;
+  }();
+  return *known;
+}
+
+bool add_known_expression(PyObject* value, CallSlots& out) {
+  for (const KnownExpression& e : known_expressions()) {
+    if (e.value == value) {
+      add_slot(out, triton_jit::to_slot(triton_jit::constexpr_expression(e.text)));
+      return true;
+    }
+  }
+  return false;
+}
+
+void add_expression(const KernelObject* k, PyObject* name, PyObject* value, CallSlots& out) {
+  if (add_known_expression(value, out)) return;
+  static PyObject* expression_of = launch_helper("_constexpr_expression");
+  PyObject* text = PyObject_CallOneArg(expression_of, value);
+  if (text == nullptr) throw PythonErrorSet{};
+  if (text == Py_None) {
+    Py_DECREF(text);
+    PyErr_Format(PyExc_TypeError,
+                 "%s: argument '%U' is a %.100s, which Triton takes as a constexpr but has no expression that makes "
+                 "it again (a dtype, an integer, an object whose repr rebuilds it); pass a value of those kinds",
+                 kernel_name(k), name, Py_TYPE(value)->tp_name);
+    throw PythonErrorSet{};
+  }
+  if (out.num_owned == out.owned.size()) {
+    Py_DECREF(text);
+    throw triton_jit::ValueError(
+        fmt::format("{}: more than {} constexpr expressions in one call", kernel_name(k), out.owned.size()));
+  }
+  out.owned[out.num_owned++] = text;
+  Py_ssize_t size = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(text, &size);
+  if (utf8 == nullptr) throw PythonErrorSet{};
+  const std::string_view expression(utf8, static_cast<std::size_t>(size));
+  if ((THPDtype_Check(value) || is_instance_of(value, "triton.language.core", "dtype")) &&
+      known_expressions().size() < 64) {
+    Py_INCREF(value);
+    known_expressions().push_back({value, std::string(expression)});
+  }
+  add_slot(out, triton_jit::to_slot(triton_jit::constexpr_expression(expression)));
+}
+
+// A @triton.jit function passed as an argument: the runtime's JitFunctionArg of it, made once
+// per function object (its file is read then) and kept for the life of the process.
+void add_jit_function(PyObject* value, CallSlots& out) {
+  static auto* made = new std::vector<std::pair<PyObject*, triton_jit::JitFunctionArg*>>();
+  for (const auto& [fn, arg] : *made) {
+    if (fn == value) {
+      add_slot(out, triton_jit::to_slot(*arg));
+      return;
+    }
+  }
+  static PyObject* spec_of = launch_helper("_jit_function_spec");
+  PyObject* spec = PyObject_CallOneArg(spec_of, value);
+  if (spec == nullptr) throw PythonErrorSet{};
+  const char* text = PyUnicode_AsUTF8(spec);
+  if (text == nullptr) {
+    Py_DECREF(spec);
+    throw PythonErrorSet{};
+  }
+  auto* arg = new triton_jit::JitFunctionArg(text, "");
+  Py_DECREF(spec);
+  Py_INCREF(value);
+  made->emplace_back(value, arg);
+  add_slot(out, triton_jit::to_slot(*arg));
 }
 
 void add_tensor(PyObject* value, CallSlots& out) {
@@ -262,7 +432,16 @@ void add_tensor(PyObject* value, CallSlots& out) {
 }
 
 // Appends the slots of one argument, as Triton's Python runtime reads the same value.
-void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSlots& out) {
+// Note [Constexpr expressions]
+// Triton takes any value for a constexpr parameter, and tl.constexpr(v) or a @triton.jit function
+// for any parameter, which it then makes a constexpr. Values with a slot of their own (None,
+// bools, ints, floats, strings, tuples of them) take it; a @triton.jit function becomes a
+// JitFunctionArg; the rest (dtypes, layouts, integers past 64 bits) travel as the expression
+// that makes them, which keys the variant and is evaluated in the kernel's module to compile.
+// numpy scalars are their Python values for constexpr parameters. What Triton refuses for a plain
+// parameter (a dtype, a numpy integer) is refused here too.
+void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSlots& out, bool is_constexpr,
+                  int depth = 0) {
   if (Py_TYPE(value) == reinterpret_cast<PyTypeObject*>(THPVariableClass)) [[likely]] {
     add_tensor(value, out);
     return;
@@ -284,7 +463,13 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
       const unsigned long long u = PyLong_AsUnsignedLongLong(value);
       if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
         PyErr_Clear();
-        throw_type_error(k, name, "is an integer that does not fit in 64 bits", value);
+        if (is_constexpr) {
+          add_expression(k, name, value, out);
+          return;
+        }
+        PyErr_Format(PyExc_OverflowError, "%s: argument '%U' is an integer that does not fit in 64 bits",
+                     kernel_name(k), name);
+        throw PythonErrorSet{};
       }
       s.kind = ArgKind::kUInt;
       s.value.u = u;
@@ -303,30 +488,69 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
     s.size = static_cast<uint32_t>(size);
     add_slot(out, s);
   } else if (PyTuple_Check(value)) {
+    if (depth >= kMaxTupleDepth) {  // bounded before it recurses, whatever the tuple's nesting
+      PyErr_Format(PyExc_ValueError, "%s: argument '%U' is a tuple nested deeper than %d levels", kernel_name(k), name,
+                   kMaxTupleDepth);
+      throw PythonErrorSet{};
+    }
     s.kind = ArgKind::kTuple;
     s.size = static_cast<uint32_t>(PyTuple_GET_SIZE(value));
     out.nested = true;
     add_slot(out, s);
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i) add_argument(k, name, PyTuple_GET_ITEM(value, i), out);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i) {
+      add_argument(k, name, PyTuple_GET_ITEM(value, i), out, is_constexpr, depth + 1);
+    }
   } else if (THPVariable_Check(value)) {  // a subclass (nn.Parameter and others)
     add_tensor(value, out);
   } else if (g_tensor_descriptor_type != nullptr &&
              PyObject_TypeCheck(value, reinterpret_cast<PyTypeObject*>(g_tensor_descriptor_type))) {
     add_tensor_descriptor(k, name, value, out);
-  } else if (PyIndex_Check(value) && !PyFloat_Check(value)) {  // numpy integers and the like
-    PyObject* index = PyNumber_Index(value);
-    if (index == nullptr) throw PythonErrorSet{};
+  } else if (is_constexpr && add_known_expression(value, out)) {
+    // a dtype seen before
+  } else if (is_instance_of(value, "triton.language.core", "constexpr")) {
+    PyObject* inner = PyObject_GetAttrString(value, "value");
+    if (inner == nullptr) throw PythonErrorSet{};
     try {
-      add_argument(k, name, index, out);
+      if (is_constexpr) {
+        add_argument(k, name, inner, out, true, depth);  // the value itself, as a constexpr
+      } else {
+        add_expression(k, name, inner, out);  // Triton makes the parameter a constexpr
+      }
     } catch (...) {
-      Py_DECREF(index);
+      Py_DECREF(inner);
       throw;
     }
-    Py_DECREF(index);
+    Py_DECREF(inner);
+  } else if (is_instance_of(value, "triton.experimental.gluon.nvidia.hopper", "TensorDescriptor")) {
+    add_tensor_descriptor(k, name, value, out);  // Gluon's, with its layout
+  } else if (is_instance_of(value, "triton.runtime.jit", "JITFunction")) {
+    add_jit_function(value, out);
+  } else if (is_constexpr && is_instance_of(value, "numpy", "generic")) {
+    PyObject* item = PyObject_CallMethod(value, "item", nullptr);  // numpy's scalar as Python's
+    if (item == nullptr) throw PythonErrorSet{};
+    try {
+      if (Py_TYPE(item) == Py_TYPE(value)) throw_type_error(k, name, "is a numpy value without a Python one", value);
+      add_argument(k, name, item, out, true, depth);
+    } catch (...) {
+      Py_DECREF(item);
+      throw;
+    }
+    Py_DECREF(item);
+  } else if (is_constexpr) {
+    add_expression(k, name, value, out);
+  } else if (out.warmup && THPDtype_Check(value)) {
+    // Triton's warmup takes a dtype for a tensor of it (MockTensor: address 0, so aligned).
+    s.kind = ArgKind::kPointer;
+    s.value.p = nullptr;
+    s.device = triton_jit::kUnknownDevice;
+    s.dtype = triton_jit::torch_adapter::to_dtype(reinterpret_cast<THPDtype*>(value)->scalar_type);
+    if (s.dtype == triton_jit::DType::kInvalid) throw_type_error(k, name, "is a dtype Triton does not take", value);
+    add_slot(out, s);
   } else {
     throw_type_error(k, name,
-                     "must be a torch.Tensor, int, float, bool, None, str, tuple or "
-                     "triton.tools.tensor_descriptor.TensorDescriptor",
+                     "must be a torch.Tensor, int, float, bool, None, tuple, "
+                     "triton.tools.tensor_descriptor.TensorDescriptor, @triton.jit function or tl.constexpr (a str, "
+                     "a dtype or another value only for a constexpr parameter)",
                      value);
   }
 }
@@ -337,6 +561,7 @@ struct BoundCall {
   std::size_t num_given = 0;                  // 1 + the position in user_params of the last parameter given
   LaunchConfig config;
   PyObject* grid = nullptr;  // run(grid=...)
+  bool warmup = false;       // run(..., warmup=True)
   triton_jit::CompileOptions* options = nullptr;
 };
 
@@ -428,6 +653,24 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
         call.given[static_cast<std::size_t>(index)] = value;
         const auto at = std::find(user.begin(), user.end(), static_cast<uint8_t>(index));
         call.num_given = std::max(call.num_given, static_cast<std::size_t>(at - user.begin()) + 1);
+        // A parameter named like a launch option (Gluon's `num_warps: gl.constexpr`): Triton
+        // builds the options from the same keywords, so the one value is both.
+        switch (option_of(name)) {
+          case LaunchOption::kNumWarps:
+            call.config.num_warps = as_option_int(k, name, value);
+            break;
+          case LaunchOption::kNumStages:
+            call.config.num_stages = as_option_int(k, name, value);
+            break;
+          case LaunchOption::kNumCtas:
+            call.config.num_ctas = as_option_int(k, name, value);
+            break;
+          case LaunchOption::kMaxnreg:
+            call.config.maxnreg = value == Py_None ? 0 : as_option_int(k, name, value);
+            break;
+          default:
+            break;
+        }
         continue;
       }
       switch (option_of(name)) {
@@ -455,6 +698,14 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
         case LaunchOption::kGrid:
           if (grid_keyword) {
             call.grid = value;
+            break;
+          }
+          set_compile_option(k, storage, name, value);
+          call.options = &storage;
+          break;
+        case LaunchOption::kWarmup:
+          if (grid_keyword) {
+            call.warmup = PyObject_IsTrue(value) == 1;
             break;
           }
           [[fallthrough]];
@@ -490,7 +741,7 @@ void encode(const KernelObject* k, const BoundCall& call, CallSlots& out) {
       }
       add_slot(out, d);
     } else {
-      add_argument(k, PyTuple_GET_ITEM(k->names, i), value, out);
+      add_argument(k, PyTuple_GET_ITEM(k->names, i), value, out, (*k->constexpr_params)[i]);
     }
   }
 }
@@ -634,7 +885,16 @@ PyMethodDef g_meta_methods[] = {
 
 unsigned grid_dimension(const KernelObject* k, PyObject* v) {
   int overflow = 0;
-  const long long n = PyLong_Check(v) ? PyLong_AsLongLongAndOverflow(v, &overflow) : -1;
+  long long n = -1;
+  if (PyLong_Check(v)) {
+    n = PyLong_AsLongLongAndOverflow(v, &overflow);
+  } else if (PyIndex_Check(v) && !PyBool_Check(v)) {  // numpy integers, as Triton's grid takes them
+    PyObject* index = PyNumber_Index(v);
+    if (index != nullptr) {
+      n = PyLong_AsLongLongAndOverflow(index, &overflow);
+      Py_DECREF(index);
+    }
+  }
   if (n < 0 || overflow != 0 || n > 0x7fffffffLL) {
     PyErr_Clear();
     PyErr_Format(PyExc_ValueError, "%s: each grid dimension must be an int from 0 to 2**31-1, got %R", kernel_name(k),
@@ -711,14 +971,77 @@ PyObject* variant_info_to_python(const triton_jit::VariantInfo& info) {
                        "max_threads_per_block", info.max_threads_per_block);
 }
 
+// Note [Globals changed at run time]
+// Triton reads the globals a kernel uses (and the functions it calls use) when it first computes
+// the kernel's cache key, and refuses every later launch once one of them holds another value:
+// "Global variable X has changed since we compiled this kernel". A launch through this entry does
+// the same with the same JITFunction's record (used_global_vals), so a program sees what Triton
+// would show it. C++ callers are not checked: their kernels' modules are imported by the runtime,
+// where no program code runs after the import. Nothing is persisted under a changed value either:
+// the compile script reads such a global as computed, not pinned by its source
+// (triton_jit_values.py), and a Python host checks a cached entry's values against its own
+// (variant_builder.cpp, Note [Values computed at import]).
+bool read_watched_globals(KernelObject* k) {
+  PyObject* key = PyObject_GetAttrString(k->watched, "cache_key");  // fills used_global_vals
+  if (key == nullptr) return false;
+  Py_DECREF(key);
+  PyObject* used = PyObject_GetAttrString(k->watched, "used_global_vals");
+  if (used == nullptr || !PyDict_Check(used)) {
+    Py_XDECREF(used);
+    PyErr_Clear();  // a Triton without the record: nothing to check, as that Triton checks nothing
+    k->globals = new std::vector<PyObject*>();
+    return true;
+  }
+  auto globals = std::make_unique<std::vector<PyObject*>>();
+  PyObject *item_key, *item_value;
+  Py_ssize_t position = 0;
+  while (PyDict_Next(used, &position, &item_key, &item_value)) {
+    // {(name, id(globals)): (value, globals)}
+    if (!PyTuple_Check(item_key) || PyTuple_GET_SIZE(item_key) < 1 || !PyTuple_Check(item_value) ||
+        PyTuple_GET_SIZE(item_value) < 2 || !PyDict_Check(PyTuple_GET_ITEM(item_value, 1))) {
+      continue;
+    }
+    for (PyObject* o :
+         {PyTuple_GET_ITEM(item_value, 1), PyTuple_GET_ITEM(item_key, 0), PyTuple_GET_ITEM(item_value, 0)}) {
+      Py_INCREF(o);
+      globals->push_back(o);
+    }
+  }
+  Py_DECREF(used);
+  k->globals = globals.release();
+  return true;
+}
+
+bool watched_globals_hold(KernelObject* k) {
+  if (k->globals == nullptr && !read_watched_globals(k)) return false;
+  const std::vector<PyObject*>& g = *k->globals;
+  for (std::size_t i = 0; i < g.size(); i += 3) {
+    PyObject* now = PyDict_GetItemWithError(g[i], g[i + 1]);  // borrowed
+    if (now == g[i + 2]) [[likely]]
+      continue;
+    if (now == nullptr && PyErr_Occurred()) return false;
+    const int differs = now == nullptr ? 1 : PyObject_RichCompareBool(now, g[i + 2], Py_NE);
+    if (differs < 0) return false;
+    if (differs == 1) {
+      PyErr_Format(PyExc_RuntimeError, "Global variable %S has changed since we compiled this kernel, from %S to %S",
+                   g[i + 1], g[i + 2], now != nullptr ? now : Py_None);
+      return false;
+    }
+  }
+  return true;
+}
+
 PyObject* run_call(KernelObject* k, PyObject* grid, PyObject* const* args, std::size_t nargs, PyObject* kwnames,
                    Mode mode, bool grid_keyword) {
+  if (k->watched != nullptr && !watched_globals_hold(k)) return nullptr;
   try {
     BoundCall call;
     triton_jit::CompileOptions options;
     bind(k, args, nargs, kwnames, call, options, grid_keyword);
     if (grid_keyword) grid = call.grid == Py_None ? nullptr : call.grid;
+    if (call.warmup && mode == Mode::kLaunch) mode = Mode::kWarmup;  // run(..., warmup=True)
     CallSlots slots;
+    slots.warmup = mode == Mode::kWarmup;
     encode(k, call, slots);
     GridCall grid_call{k, grid, &call};
     if (grid == nullptr) {
@@ -835,6 +1158,19 @@ PyObject* kernel_autotune_configs(PyObject* self, PyObject*) {
   }
 }
 
+// _watch(jit_function): the program's own JITFunction of this kernel (Note [Globals changed at run time]).
+PyObject* kernel_watch(PyObject* self, PyObject* fn) {
+  auto* k = reinterpret_cast<KernelObject*>(self);
+  Py_INCREF(fn);
+  Py_XSETREF(k->watched, fn);
+  if (k->globals != nullptr) {
+    for (PyObject* o : *k->globals) Py_DECREF(o);
+    delete k->globals;
+    k->globals = nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
 PyObject* kernel_get_name(PyObject* self, void*) {
   return PyUnicode_FromString(reinterpret_cast<KernelObject*>(self)->function->name().c_str());
 }
@@ -862,14 +1198,18 @@ int kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   try {
     k->function = &TritonJITFunction::get_instance(spec, name);
     const std::vector<triton_jit::ParamInfo> params = k->function->params();
-    if (params.size() > kMaxParams) throw triton_jit::ValueError(k->function->name() + ": more than 128 parameters");
+    if (params.size() > kMaxParams) {
+      throw triton_jit::ValueError(fmt::format("{}: more than {} parameters", k->function->name(), kMaxParams));
+    }
     PyObject* names = PyTuple_New(static_cast<Py_ssize_t>(params.size()));
     if (names == nullptr) return -1;
     auto defaults = std::make_unique<std::vector<ArgSlot>>();
     auto has_default = std::make_unique<std::vector<bool>>();
     auto user_params = std::make_unique<std::vector<uint8_t>>();
     auto set_by_decorators = std::make_unique<std::vector<bool>>();
+    auto constexpr_params = std::make_unique<std::vector<bool>>();
     for (std::size_t i = 0; i < params.size(); ++i) {
+      constexpr_params->push_back(params[i].kind == "constexpr");
       PyObject* s = PyUnicode_InternFromString(params[i].name.c_str());
       if (s == nullptr) {
         Py_DECREF(names);
@@ -890,6 +1230,8 @@ int kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     delete k->set_by_decorators;
     k->user_params = user_params.release();
     k->set_by_decorators = set_by_decorators.release();
+    delete k->constexpr_params;
+    k->constexpr_params = constexpr_params.release();
     return 0;
   } catch (...) {
     set_python_error();
@@ -907,9 +1249,12 @@ PyObject* kernel_new(PyTypeObject* type, PyObject*, PyObject*) {
   k->has_default = new std::vector<bool>();
   k->user_params = new std::vector<uint8_t>();
   k->set_by_decorators = new std::vector<bool>();
+  k->constexpr_params = new std::vector<bool>();
   k->spare = nullptr;
   k->meta = nullptr;
   k->weakrefs = nullptr;
+  k->watched = nullptr;
+  k->globals = nullptr;
   return self;
 }
 
@@ -917,6 +1262,10 @@ int kernel_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* k = reinterpret_cast<KernelObject*>(self);
   Py_VISIT(k->spare);
   Py_VISIT(k->meta);
+  Py_VISIT(k->watched);
+  if (k->globals != nullptr) {
+    for (PyObject* o : *k->globals) Py_VISIT(o);
+  }
   return 0;
 }
 
@@ -924,6 +1273,12 @@ int kernel_clear(PyObject* self) {
   auto* k = reinterpret_cast<KernelObject*>(self);
   Py_CLEAR(k->spare);
   Py_CLEAR(k->meta);
+  Py_CLEAR(k->watched);
+  if (k->globals != nullptr) {
+    for (PyObject* o : *k->globals) Py_DECREF(o);
+    delete k->globals;
+    k->globals = nullptr;
+  }
   return 0;
 }
 
@@ -937,6 +1292,7 @@ void kernel_dealloc(PyObject* self) {
   delete k->has_default;
   delete k->user_params;
   delete k->set_by_decorators;
+  delete k->constexpr_params;
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -988,6 +1344,7 @@ PyMethodDef g_kernel_methods[] = {
      "compile, load on the device), before a CUDA graph capture; returns the variant's description."},
     {"stats", kernel_stats, METH_NOARGS, "The function's counters (hits are counted while stats are enabled)."},
     {"autotune_configs", kernel_autotune_configs, METH_NOARGS, "The @triton.autotune configs as text."},
+    {"_watch", kernel_watch, METH_O, "Checks the globals of this JITFunction at each call, as Triton does."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -115,7 +115,15 @@ std::vector<std::string> value_names(const std::string& values_json, const std::
 
 bool imported_values_hold(const Impl& f, const LoadedSignature& stored, std::string_view spec) {
   const std::string& recorded = stored.entry.header.provenance.values;
-  if (recorded == "[]") return true;
+  if (recorded == "[]") {
+    // Note [Globals changed at run time]: a program may have changed what its module's text says.
+    if (offline_now() || !python_host()) return true;
+    const std::string now = compiler_bridge().host_values(f.location);
+    if (now.empty() || now == recorded) return true;
+    log(LogLevel::kInfo, "{}: cached signature does not hold the values this program set ({})", f.id.label,
+        fmt::join(value_names(recorded, now), ", "));
+    return false;
+  }
   if (offline_now()) {
     if (stored.source == EntrySource::kBundle) return true;
     throw Error(fmt::format(
@@ -290,8 +298,36 @@ std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view nam
   return f;
 }
 
+namespace {
+
+// A constexpr parameter named like a launch option (Gluon kernels declare `num_warps:
+// gl.constexpr`): Triton sets both from one keyword. A C++ call passes the argument and the
+// option apart, so they must agree; checked on a miss (a variant is keyed by both).
+void check_option_named_params(const Impl& f, const ResolvedOptions& o, const CallArgs& args) {
+  const struct {
+    const char* name;
+    int value;
+  } options[] = {{"num_warps", o.num_warps}, {"num_stages", o.num_stages}, {"num_ctas", o.num_ctas}};
+  for (const auto& option : options) {
+    for (std::size_t i = 0; i < f.sig.params.size(); ++i) {
+      if (f.sig.params[i].name != option.name || !f.sig.params[i].is_constexpr) continue;
+      const ArgSlot& s = args.param(f.sig, i);
+      if (s.kind == ArgKind::kInt && s.value.i != option.value) {
+        throw ValueError(
+            fmt::format("{}: parameter '{}' is {} and the launch option {} is {}: a parameter named "
+                        "like a launch option is that option too (as Triton takes one keyword for "
+                        "both); pass the same value to both",
+                        f.sig.name, option.name, s.value.i, option.name, option.value));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
   f.misses.fetch_add(1, std::memory_order_relaxed);
+  check_option_named_params(f, o, args);
   return f.building.run(
       f.mutex, key, [&] { return f.cache.find(key); },
       [&] {

@@ -24,7 +24,8 @@ const Variant* find_or_build_variant(TritonJITFunction::Impl& f, const ResolvedO
 // The variant's kernel on `device`, loaded once.
 const ActiveBackend::Kernel* load_on_device(TritonJITFunction::Impl& f, const Variant& v, int device);
 
-// Runs `fn` holding f.mutex, with the GIL released if this thread held it (Note [Fork safety]).
+// Runs `fn` holding f.mutex, with the GIL released if this thread held it (Note [The GIL and the
+// runtime's locks], in compiler/bridge_loader.cpp).
 template <class Fn>
 auto with_function_lock(TritonJITFunction::Impl& f, Fn&& fn) {
   using Result = decltype(fn());

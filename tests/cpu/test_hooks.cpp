@@ -109,6 +109,19 @@ TEST(ConfigHooks, AHookThatSetsTheBlockShapeOfATensorIsAnErrorNamingIt) {
   f.force_autotune_config(-1);
 }
 
+// Names as Python binds them: a default argument shadows the module's global of the same name,
+// and a name a loop rebinds holds its last iteration's value after the loop.
+TEST(ConfigHooks, AHooksNamesHoldWhatPythonWouldBindThem) {
+  auto& f = kernel("tiled_after_a_loop");
+  auto src =
+      triton_jit::tensor_descriptor(g_src, DType::kFloat16, triton_jit::kUnknownDevice, {64, 32}, {32, 1}, {1, 1});
+  auto dst =
+      triton_jit::tensor_descriptor(g_dst, DType::kFloat16, triton_jit::kUnknownDevice, {64, 32}, {32, 1}, {1, 1});
+  const auto info = f.warmup(by_block("rows"), src, dst, 64);
+  EXPECT_NE(info.signature.find("src: tensordesc<fp16[16, 32]>, dst: tensordesc<fp16[16, 32]>"), std::string::npos)
+      << info.signature;
+}
+
 TEST(ConfigHooks, APreHookZeroesItsTensorsBeforeEveryLaunchAndTuningLeavesThemAsTheyWere) {
   auto& f = const_cast<TritonJITFunction&>(kernel("accumulate"));
   auto x = device_pointer(g_x, DType::kFloat32, triton_jit::kUnknownDevice, sizeof(g_x));
@@ -155,12 +168,93 @@ TEST(ConfigHooks, APreHookCopiesBetweenArguments) {
   f(by_block("n"), device_pointer(g_x, DType::kFloat32), device_pointer(keep, DType::kFloat32, -2, sizeof(keep)),
     device_pointer(out, DType::kFloat32, -2, sizeof(out)), 64);
   EXPECT_EQ(out[63], 63.0f);
+}
+
+// A tensor type of a user's own, as torch's is seen: pointer, dtype, extent and layout bits.
+struct ViewOf {
+  void* data;
+  DType dtype;
+  uint64_t bytes;
+  uint32_t layout;
+};
+
+template <>
+struct triton_jit::ArgTraits<ViewOf> {
+  static triton_jit::ArgSlot to_slot(const ViewOf& v) noexcept {
+    triton_jit::ArgSlot s;
+    s.kind = triton_jit::ArgKind::kPointer;
+    s.value.p = v.data;
+    s.dtype = v.dtype;
+    s.extent = v.bytes;
+    s.size = v.layout;
+    return s;
+  }
+};
+
+constexpr uint32_t kRowMajor(uint32_t shape) {
+  return triton_jit::kLayoutKnown | triton_jit::kLayoutDense | triton_jit::kLayoutContiguous |
+         shape << triton_jit::kLayoutShapeShift;
+}
+
+// Note [Hooks write only their tensor]: what bytes cannot do as torch does is refused, naming the
+// argument, and nothing is written.
+TEST(ConfigHooks, AHookNeverWritesOutsideItsTensorOrConvertsByBytes) {
+  auto& zeroing = const_cast<TritonJITFunction&>(kernel("accumulate"));
+  auto x = device_pointer(g_x, DType::kFloat32, triton_jit::kUnknownDevice, sizeof(g_x));
+  auto count = device_pointer(g_count, DType::kInt32, triton_jit::kUnknownDevice, sizeof(g_count));
+  // total[::2] of four floats: it spans 12 bytes, and total[1] is the caller's.
+  g_total[1] = 42.0f;
+  const ViewOf every_other{g_total, DType::kFloat32, 12,
+                           triton_jit::kLayoutKnown | 2u << triton_jit::kLayoutShapeShift};
+  zeroing.force_autotune_config(0);
+  EXPECT_EQ(error_of([&] { zeroing(by_block("n"), x, every_other, count, 1000); }),
+            "accumulate: configs[0].pre_hook calls zero_() on argument 'total', a strided view whose elements do not "
+            "fill the memory it spans; writing that span would change the elements between them. Pass a contiguous "
+            "tensor (.contiguous() is a copy: the kernel must write into the tensor the caller reads)");
+  EXPECT_EQ(g_total[1], 42.0f);
+  // A transposed (dense) tensor's span is all its elements: zeroing it is right.
+  const ViewOf transposed{g_total, DType::kFloat32, sizeof(g_total),
+                          triton_jit::kLayoutKnown | triton_jit::kLayoutDense | 7u << triton_jit::kLayoutShapeShift};
+  zeroing(by_block("n"), x, transposed, count, 1000);
+  EXPECT_EQ(g_total[1], 0.0f);
+  zeroing.force_autotune_config(-1);
+
+  auto& copying = kernel("starts_from_copy");
+  alignas(64) static float keep[64], out[64];
+  alignas(64) static int32_t keep_ints[64];
+  for (int i = 0; i < 64; ++i) keep_ints[i] = i;
+  std::memset(out, 0, sizeof(out));
+  auto x64 = device_pointer(g_x, DType::kFloat32);
+  const ViewOf out_64{out, DType::kFloat32, sizeof(out), kRowMajor(64)};
+  // int32 into float32: torch converts each element; bytes would make denormals of them.
+  EXPECT_EQ(
+      error_of([&] {
+        copying(by_block("n"), x64, ViewOf{keep_ints, DType::kInt32, sizeof(keep_ints), kRowMajor(64)}, out_64, 64);
+      }),
+      "starts_from_copy: configs[0].pre_hook copies argument 'keep_ptr' (i32) into argument 'out_ptr' (fp32): "
+      "torch's copy_ converts each element, a translated hook copies bytes, so their dtypes must be the same");
+  // As many bytes in another shape ([8, 8] into [64]): torch raises.
+  const std::string other_shape =
+      "starts_from_copy: configs[0].pre_hook copies argument 'keep_ptr' into argument "
+      "'out_ptr', which differ in shape, size or layout; a translated hook copies only "
+      "between contiguous tensors of one shape (torch's copy_ would broadcast or raise)";
   EXPECT_EQ(error_of([&] {
-              f(by_block("n"), device_pointer(g_x, DType::kFloat32), device_pointer(keep, DType::kFloat32, -2, 128),
-                device_pointer(out, DType::kFloat32, -2, sizeof(out)), 64);
+              copying(by_block("n"), x64, ViewOf{keep, DType::kFloat32, sizeof(keep), kRowMajor(88)}, out_64, 64);
             }),
-            "starts_from_copy: configs[0].pre_hook copies into argument 'out_ptr' (256 bytes) from an argument that is "
-            "not a tensor of as many bytes");
+            other_shape);
+  // Fewer bytes from raw pointers: torch would raise on the sizes.
+  EXPECT_EQ(error_of([&] {
+              copying(by_block("n"), x64, device_pointer(keep, DType::kFloat32, -2, 128),
+                      device_pointer(out, DType::kFloat32, -2, sizeof(out)), 64);
+            }),
+            other_shape);
+  // A strided view as the destination.
+  EXPECT_NE(error_of([&] {
+              copying(by_block("n"), x64, ViewOf{keep, DType::kFloat32, sizeof(keep), kRowMajor(64)},
+                      ViewOf{out, DType::kFloat32, sizeof(out), triton_jit::kLayoutKnown}, 64);
+            }).find("calls copy_() on argument 'out_ptr', a strided view"),
+            std::string::npos);
+  for (float v : out) EXPECT_EQ(v, 0.0f);
 }
 
 TEST(ConfigHooks, AHookOutsideWhatRunsWithoutPythonIsRefusedAtLoadWithItsLine) {

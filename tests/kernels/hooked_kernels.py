@@ -88,3 +88,23 @@ def estimated_time(N_CTX, BLOCK_M, num_warps, **kwargs):
 def pruned_by_keywords(x_ptr, N_CTX, STAGE: tl.constexpr, BLOCK_M: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < N_CTX) * STAGE, mask=offsets < N_CTX)
+
+
+# A module global a hook's default argument shadows, and one a loop's last iteration rebinds.
+WIDTH_GLOBAL = 8
+rows = 4
+
+
+def _tile_after_a_loop(nargs, WIDTH_GLOBAL=32):
+    """The default (32), not the module's WIDTH_GLOBAL (8); and after the loop, `rows` is what
+    its iterations bound (BLOCK), not the module's `rows` (4)."""
+    for name in ["dst"]:
+        rows = nargs["BLOCK"]
+        nargs[name].block_shape = [rows, WIDTH_GLOBAL]
+    nargs["src"].block_shape = [rows, WIDTH_GLOBAL]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 16}, pre_hook=_tile_after_a_loop)], key=["rows"])
+@triton.jit
+def tiled_after_a_loop(src, dst, rows, BLOCK: tl.constexpr):
+    dst.store([tl.program_id(0) * BLOCK, 0], src.load([tl.program_id(0) * BLOCK, 0]))

@@ -284,6 +284,100 @@ COMPUTED = {
         "change": {"edit": ("tuning.json", "64", "128")},
         "args": ["ptr", "ptr", "i:1000"],
     },
+    # Values that look pinned by a text and are not (Note [Globals changed at run time]).
+    "a global another module patches at import": {
+        "consts.py": "import triton.language as tl\n\nFACTOR = tl.constexpr(2.0)\n",
+        "patch.py": "import os\nimport triton.language as tl\nimport consts\n\n"
+                    "consts.FACTOR = tl.constexpr(float(os.environ.get('KERNEL_FACTOR', '2')))\n",
+        "kernel.py": "import triton\nimport triton.language as tl\nimport patch  # noqa: F401\nfrom consts import FACTOR\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a global rebound through globals()": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\nFACTOR = tl.constexpr(2.0)\n"
+                     "globals()['FACTOR'] = tl.constexpr(float(os.environ.get('KERNEL_FACTOR', '2')))\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a global rebound through setattr on its module": {
+        "kernel.py": "import os\nimport sys\nimport triton\nimport triton.language as tl\n\nFACTOR = tl.constexpr(2.0)\n"
+                     "setattr(sys.modules[__name__], 'FACTOR', tl.constexpr(float(os.environ.get('KERNEL_FACTOR', '2'))))\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a class attribute read from the environment": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\n\nclass Settings:\n"
+                     "    FACTOR = float(os.environ.get('KERNEL_FACTOR', '2'))\n\n\nFACTOR = tl.constexpr(Settings.FACTOR)\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a method of a constructed class reads the environment": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\n\nclass Settings:\n"
+                     "    def factor(self):\n        return float(os.environ.get('KERNEL_FACTOR', '2'))\n\n\n"
+                     "FACTOR = tl.constexpr(Settings().factor())\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a dataclass built by a classmethod from the environment": {
+        "kernel.py": "import dataclasses\nimport os\nimport triton\nimport triton.language as tl\n\n\n"
+                     "@dataclasses.dataclass\nclass Settings:\n    factor: float\n\n    @classmethod\n"
+                     "    def from_env(cls):\n        return cls(float(os.environ.get('KERNEL_FACTOR', '2')))\n\n\n"
+                     "FACTOR = tl.constexpr(Settings.from_env().factor)\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "functools.partial of a function that reads the environment": {
+        "kernel.py": "import functools\nimport os\nimport triton\nimport triton.language as tl\n\n\n"
+                     "def read(name, default):\n    return float(os.environ.get(name, default))\n\n\n"
+                     "factor = functools.partial(read, 'KERNEL_FACTOR', '2')\nFACTOR = tl.constexpr(factor())\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "map of a function that reads the environment": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\n\n"
+                     "def read(name):\n    return float(os.environ.get(name, '2'))\n\n\n"
+                     "FACTOR = tl.constexpr(list(map(read, ['KERNEL_FACTOR']))[0])\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a JIT helper chosen by an environment variable": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\n\n"
+                     "@triton.jit\ndef twice(x):\n    return x * 2\n\n\n@triton.jit\ndef thrice(x):\n    return x * 3\n\n\n"
+                     "scaled = thrice if os.environ.get('KERNEL_FACTOR') == '3' else twice\n\n\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, scaled(tl.load(x_ptr + o, mask=o < n)), mask=o < n)\n",
+        "change": {"env": {"KERNEL_FACTOR": "3"}},
+    },
+    "a prune function that reads the environment": {
+        "kernel.py": "import os\nimport triton\nimport triton.language as tl\n\n\n"
+                     "def keep(configs, named_args, **kwargs):\n"
+                     "    block = int(os.environ.get('KERNEL_BLOCK', '64'))\n"
+                     "    return [c for c in configs if c.kwargs['BLOCK'] == block]\n\n\n"
+                     "@triton.autotune(configs=[triton.Config({'BLOCK': 64}), triton.Config({'BLOCK': 128})], key=['n'],\n"
+                     "                 prune_configs_by={'early_config_prune': keep})\n"
+                     "@triton.jit\ndef k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                     "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                     "    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n",
+        "change": {"env": {"KERNEL_BLOCK": "128"}},
+        "args": ["ptr", "ptr", "i:1000"],
+    },
 }
 
 

@@ -5,6 +5,7 @@ decorators, and the errors. On a GPU: every kernel of tests/kernels/python_entry
 Triton and by the runtime gives the same bits, with tuple and lambda grids, descriptors, CUDA
 graphs, side streams and torch.compile."""
 import os
+import subprocess
 import sys
 
 import pytest
@@ -117,7 +118,7 @@ def test_a_decorated_call_passes_the_parameters_no_decorator_sets():
     (lambda k, x: k.run(x, x, x, 8, BLOCK=64), "a launch needs a grid"),
 ])
 def test_bad_calls_name_the_kernel_and_the_argument(call, message):
-    with pytest.raises((TypeError, ValueError)) as error:
+    with pytest.raises((TypeError, ValueError, OverflowError)) as error:  # OverflowError: as Triton's
         call(triton_jit.jit(kernels.add), cpu(8))
     assert message in str(error.value)
     assert str(error.value).startswith("add"), str(error.value)
@@ -145,8 +146,71 @@ def test_a_kernel_not_bound_at_module_level_is_refused_by_name():
     def local_kernel(x_ptr):
         pass
 
-    with pytest.raises(TypeError, match="local_kernel is missing, not the object passed"):
+    with pytest.raises(TypeError, match="local_kernel is not defined there.*not the object passed"):
         triton_jit.jit(local_kernel)
+
+
+# ---- globals changed at run time (Note [Globals changed at run time]) ---------------------------
+
+GLOBALS_MODULE = """import triton
+import triton.language as tl
+
+FACTOR = tl.constexpr(2.0)
+
+
+@triton.jit
+def scaled(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)
+"""
+
+
+def test_a_global_changed_after_the_first_launch_is_refused_as_triton_refuses_it(tmp_path, monkeypatch):
+    (tmp_path / "changing_globals.py").write_text(GLOBALS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import changing_globals
+    x = cpu(1024)
+    k = triton_jit.jit(changing_globals.scaled)
+    k.warmup(x, x, 1024, BLOCK=256)
+    before = changing_globals.FACTOR
+    changing_globals.FACTOR = triton.language.constexpr(3.0)
+    with pytest.raises(RuntimeError) as ours:
+        k.warmup(x, x, 1024, BLOCK=256)
+    # Triton's own check (JITFunction.run, which needs a GPU driver to reach): the same words.
+    assert str(ours.value) == (f"Global variable FACTOR has changed since we compiled this kernel, from {before} "
+                               f"to {changing_globals.FACTOR}"), str(ours.value)
+    changing_globals.FACTOR = triton.language.constexpr(2.0)  # as it was: launches again
+    k.warmup(x, x, 1024, BLOCK=256)
+
+
+CHANGED_BEFORE_LAUNCH = r"""
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import torch, triton, triton_jit
+import changing_globals
+if sys.argv[3] != "as written":
+    changing_globals.FACTOR = triton.language.constexpr(float(sys.argv[3]))
+k = triton_jit.jit(changing_globals.scaled)
+x = torch.empty(1024)
+k.warmup(x, x, 1024, BLOCK=256)
+print("compiles", k.stats()["compiles"])
+"""
+
+
+def test_a_variant_compiled_under_a_changed_global_is_not_served_to_a_process_without_the_change(tmp_path):
+    (tmp_path / "changing_globals.py").write_text(GLOBALS_MODULE)
+    env = dict(os.environ, TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"), TRITON_JIT_TARGET="cuda:90",
+               CUDA_VISIBLE_DEVICES="")
+
+    def compiles(factor):
+        result = subprocess.run([sys.executable, "-c", CHANGED_BEFORE_LAUNCH, os.path.join(BUILD, "python"),
+                                 str(tmp_path), factor], env=env, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        return int(result.stdout.split()[-1])
+
+    assert compiles("3.0") == 1  # the program set FACTOR before its first launch: Triton compiles with 3
+    assert compiles("as written") == 1  # not served the variant made with 3
+    assert compiles("as written") == 0
 
 
 # ---- launches, against Triton's (GPU) -----------------------------------------------------------

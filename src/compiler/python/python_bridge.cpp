@@ -221,11 +221,13 @@ class PythonBridge final : public CompilerBridge {
     }
   }
 
-  std::string imported_values(const KernelLocation& where) override {
+  std::string imported_values(const KernelLocation& where) override { return values_of("imported_values", where); }
+  std::string host_values(const KernelLocation& where) override { return values_of("host_values", where); }
+
+  std::string values_of(const char* function, const KernelLocation& where) {
     py::gil_scoped_acquire gil;
     try {
-      return module_->attr("imported_values")(where.file, where.module, where.function, where.search_path)
-          .cast<std::string>();
+      return module_->attr(function)(where.file, where.module, where.function, where.search_path).cast<std::string>();
     } catch (py::error_already_set& e) {
       throw_translated(e, where);
     } catch (const py::cast_error& e) {

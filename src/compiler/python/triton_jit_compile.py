@@ -25,7 +25,8 @@ against a list of versions.
 
 Constexpr values travel as tagged JSON objects ({"int": 3}, {"float": "0x1.8p+1"},
 {"bool": true}, {"none": null}, {"str": "x"}) so that floats keep every bit and big
-integers stay exact.
+integers stay exact. A value only Python holds (a dtype, a Gluon layout, a class) travels as the
+expression that makes it ({"expr": "tl.float16"}), evaluated here (constexpr_expression()).
 """
 
 import dataclasses
@@ -33,10 +34,11 @@ import inspect
 import json
 import os
 import re
+import sys
 import time
 
 from triton_jit_sources import (Dependencies, KernelImportError, KernelLookupError, gpu_target, is_autotuner,  # noqa: F401
-                                load_kernel,
+                                load_kernel, program_imported,
                                 set_compile_only_target, triton_dir)
 
 
@@ -56,19 +58,85 @@ def _tag_value(value):
         return {"str": value}
     if isinstance(value, tuple):
         return {"tuple": [_tag_value(v) for v in value]}
-    if hasattr(value, "value"):  # tl.constexpr(...) as a default
+    if hasattr(value, "value") and type(value).__name__ == "constexpr":  # tl.constexpr(...) as a default
         return _tag_value(value.value)
+    expression = constexpr_expression(value)
+    if expression is not None:
+        return {"expr": expression}
     return {"unsupported": repr(value)}
 
 
-def _untag_value(tagged):
+def _dtype_expression(value):
+    """triton.language's own name of a dtype object ("tl.float16"), or None."""
+    import triton.language as tl
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):
+        return None
+    for attribute in (name, name.replace("fp", "float", 1), name.replace("bf", "bfloat", 1)):
+        if isinstance(getattr(tl, attribute, None), type(value)) and getattr(tl, attribute) == value:
+            return f"tl.{attribute}"
+    return None
+
+
+def constexpr_expression(value):
+    """The Python expression that makes a constexpr value which has no JSON form: a
+    triton.language dtype ("tl.float16"), a torch dtype ("torch.float16"), an integer beyond 64
+    bits, or an object whose repr evaluates back to an equal object in the kernel's scope (Gluon's
+    layouts). None when there is none: the caller refuses the value, naming it."""
+    import sys
+    tl = sys.modules.get("triton.language")
+    if tl is not None and isinstance(value, tl.dtype):
+        return _dtype_expression(value)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.dtype):
+        return str(value)
+    for kind in (bool, int, float, str):  # their subclasses (numpy's float64) as the Python value
+        if isinstance(value, kind):
+            return repr(kind(value))
+    text = repr(value)
+    try:
+        if evaluate_expression(text, None) == value:
+            return text
+    except Exception:
+        return None
+    return None
+
+
+def _expression_scope(module):
+    import triton
+    import triton.language as tl
+    scope = {"triton": triton, "tl": tl}
+    try:
+        from triton.experimental import gluon
+        from triton.experimental.gluon import language as gl
+        scope.update(gluon=gluon, gl=gl)
+    except ImportError:  # a Triton without Gluon
+        pass
+    if module is not None:
+        scope.update(vars(module))
+    return scope
+
+
+def evaluate_expression(text, module):
+    """A constexpr expression's value, in the scope of the kernel's module (its names, then tl,
+    gl, triton, and torch when the text names it: importing torch costs seconds)."""
+    scope = _expression_scope(module)
+    if "torch" in text and "torch" not in scope:
+        import torch
+        scope["torch"] = torch
+    return eval(text, scope)  # noqa: S307  (the caller's own expression, as Python code it runs)
+
+
+def _untag_value(tagged, module=None):
     (kind, value), = tagged.items()
+    if kind == "expr":
+        return evaluate_expression(value, module)
     if kind == "float":
         return float.fromhex(value)
     if kind == "none":
         return None
     if kind == "tuple":
-        return tuple(_untag_value(v) for v in value)
+        return tuple(_untag_value(v, module) for v in value)
     if kind == "jit_function":  # a @triton.jit function passed as an argument: Triton gets the object
         return load_kernel(value["file"], value["module"], value["name"], list(value["search_path"])).fn
     return value
@@ -253,6 +321,7 @@ def describe(file, module, function, search_path):
         "file": Dependencies.code_file(fn.fn) or "",
         "params": params,
         "debug": bool(getattr(fn, "debug", False)),
+        "language": "gluon" if is_gluon(fn) else "triton",
         "triton_version": triton.__version__,
         "triton_dir": triton_dir(),
         "decorators": _decorators_json(kernel),
@@ -262,6 +331,16 @@ def describe(file, module, function, search_path):
 
 def imported_values(file, module, function, search_path):
     return load_kernel(file, module, function, list(search_path)).values
+
+
+def host_values(file, module, function, search_path):
+    """In a Python host, the values the kernel reads now, when the program imported its module
+    itself and may have changed them since (Note [Globals changed at run time]); "" when it did
+    not, and what the module's text says holds."""
+    if not program_imported(file, module):
+        return ""
+    kernel = load_kernel(file, module, function, list(search_path))
+    return Dependencies(kernel).values.text()
 
 
 class TensorArgument:
@@ -305,7 +384,7 @@ def _named_arguments(fn, arguments):
                 dtype = getattr(torch, _TORCH_NAMES[dtype])
             named[name] = TensorArgument(name, dtype, tagged["element_size"], tagged["address"])
         elif "missing" not in tagged:
-            named[name] = _untag_value(tagged)
+            named[name] = _untag_value(tagged, sys.modules.get(getattr(fn, "__module__", None) or ""))
     return named
 
 
@@ -401,8 +480,23 @@ def prune_configs(file, module, function, search_path, decorator, arguments_json
 # ---- compile -----------------------------------------------------------------------------------
 
 
-def _make_source(fn, signature, constexprs, attrs):
+def is_gluon(fn):
+    """Whether a JIT function is Gluon's (@gluon.jit): its own source class compiles it."""
+    return bool(getattr(fn, "is_gluon", lambda: False)())
+
+
+def _source_class(fn):
+    """The kernel's own ASTSource: Gluon's builds Gluon's IR (and stamps its layouts' target),
+    and its backend runs gluon_to_ttgir instead of make_ttir and make_ttgir."""
+    if is_gluon(fn):
+        from triton.experimental.gluon._runtime import GluonASTSource
+        return GluonASTSource
     from triton.compiler import ASTSource
+    return ASTSource
+
+
+def _make_source(fn, signature, constexprs, attrs):
+    ASTSource = _source_class(fn)
     accepted = inspect.signature(ASTSource.__init__).parameters
     if "constexprs" in accepted:
         return ASTSource(fn, signature, constexprs=constexprs, attrs=attrs)
@@ -460,9 +554,9 @@ def _options(backend, requested, fn):
 
 def _expected_type(annotation):
     """The Python type a CUDAOptions field takes, from its annotation ('Optional[int]' is int);
-    None for types a C++ caller cannot give (tuples, dicts)."""
+    None for types a C++ caller cannot give (tuples). A dict (extern_libs) is given as its JSON."""
     if isinstance(annotation, type):
-        return annotation if annotation in (bool, int, float, str) else None
+        return annotation if annotation in (bool, int, float, str, dict) else None
     args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
     text = str(annotation)
     if len(args) == 1 and args[0] in (bool, int, float, str) and ("Optional" in text or "Union" in text or "|" in text):
@@ -482,6 +576,11 @@ def _extra_options(backend, requested):
             raise ValueError(f"compile option '{key}' (compile_options) is not an option of the installed Triton "
                              f"{triton.__version__}; it has: {', '.join(sorted(fields))}")
         want = _expected_type(field.type)
+        if want is dict and isinstance(value, str):
+            try:
+                value = {str(k): str(v) for k, v in json.loads(value).items()}
+            except (ValueError, AttributeError):
+                raise ValueError(f"compile option '{key}' takes a dict, given as JSON text of one, got {value!r}")
         if want is None:
             raise ValueError(f"compile option '{key}' of Triton {triton.__version__} takes {field.type}, which "
                              "compile_options cannot give (bool, integer, float or string)")
@@ -527,7 +626,8 @@ def compile(file, module, function, search_path, request_json):
     kernel = load_kernel(file, module, function, list(search_path))
     fn = kernel.fn
     signature = _in_tritons_names(fn, dict(zip(fn.arg_names, (_tuplify(t) for t in request["signature"]))))
-    constexprs = {_path(i): _untag_value(v) for i, v in request["constexprs"].items()}
+    kernel_module = sys.modules.get(getattr(kernel.fn, "__module__", None) or "")
+    constexprs = {_path(i): _untag_value(v, kernel_module) for i, v in request["constexprs"].items()}
     attrs = {_path(i): [list(a) for a in v] for i, v in request["attrs"].items()}
     target = gpu_target(request["target"])
     backend = make_backend(target)

@@ -94,15 +94,21 @@ class _ExpressionTranslator(heuristics._Translator):
         return super().x_Call(node)
 
 
+# A name a loop over nothing left unbound: reading it is Python's NameError, so it is refused.
+_UNBOUND = ast.Call(func=ast.Name(id="__unbound__", ctx=ast.Load()), args=[], keywords=[])
+
+
 class _HookTranslator:
-    def __init__(self, fn, params, arg_name):
+    def __init__(self, fn, params, arg_name, defaults=None):
         self.fn = fn
         self.params = params
         self.arg = arg_name
         self.scope = dict(fn.__globals__)
         if fn.__closure__:
             self.scope.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
-        self.bound = {}
+        # The hook's other parameters hold their defaults (Triton passes only the arguments'
+        # dict): they shadow module globals of the same name.
+        self.bound = dict(defaults or {})
         self.actions = []
 
     # -- helpers
@@ -191,13 +197,16 @@ class _HookTranslator:
                 return inside
             return _or(inside, otherwise)
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and not node.orelse:
-            for value in self.constant_names(node.iter):
-                saved = dict(self.bound)
+            # Unrolled as Python runs it: each iteration sees what the one before bound, and after
+            # the loop its variable and the names its body bound hold the last iteration's values.
+            values = self.constant_names(node.iter)
+            for value in values:
                 self.bound[node.target.id] = ast.Constant(value=value)
                 after = self.block(node.body, guard)
-                self.bound = saved
                 if after is not guard:
-                    raise _Untranslatable(node, "a return or a name bound inside a loop")
+                    raise _Untranslatable(node, "a return or a break inside a loop")
+            if not values:
+                self.bound[node.target.id] = _UNBOUND
             return guard
         raise _Untranslatable(node, f"a {type(node).__name__} statement")
 
@@ -264,7 +273,18 @@ def translate(fn, params, label, post_hook=False):
     wanted = 2 if post_hook else 1
     if len(positional) < 1 or len(positional) > wanted + 1 or arguments.vararg or arguments.kwarg:
         return None, f"{label} '{name}' ({_where(fn)}): it does not take the dict of arguments alone"
-    translator = _HookTranslator(fn, params, positional[0])
+    defaults = {}
+    given = [(p, v) for p, v in zip(reversed(positional), reversed(fn.__defaults__ or ())) if p not in positional[:wanted]]
+    given += [(k, v) for k, v in (fn.__kwdefaults__ or {}).items()]
+    for parameter, value in given:
+        if not isinstance(value, (int, float, str, bool, type(None))):
+            return None, (f"{label} '{name}' ({_where(fn)}): its parameter '{parameter}' defaults to a "
+                          f"{type(value).__name__}, which a translated hook cannot hold; {_WHAT_RUNS}")
+        defaults[parameter] = ast.Constant(value=value)
+    extra = [a for a in positional[wanted:] + [a.arg for a in arguments.kwonlyargs] if a not in defaults]
+    if extra:
+        return None, f"{label} '{name}' ({_where(fn)}): its parameter '{extra[0]}' has no default, and Triton passes it none"
+    translator = _HookTranslator(fn, params, positional[0], defaults)
     try:
         if isinstance(node, ast.Lambda):
             translator.effect(node.body, None)

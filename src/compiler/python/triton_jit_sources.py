@@ -53,6 +53,11 @@ def _import_failure(where, path, error):
         message += f"\n    {line.strip()}"
     if isinstance(error, RuntimeError) and "active drivers" in text:
         message += "\n(the module asks Triton's GPU driver for something at import, and this machine has no GPU)"
+    missing = getattr(error, "name", None) or ""
+    if isinstance(error, ModuleNotFoundError) and missing.startswith("triton.experimental"):
+        import triton
+        message += (f"\n(the module uses Gluon, triton.experimental.gluon, which Triton {triton.__version__} does not "
+                    "have: Gluon came with Triton 3.5)")
     return KernelImportError(message)
 
 
@@ -185,7 +190,24 @@ def _import_file(file_path):
     return module
 
 
+def program_imported(file, module_name):
+    """Whether the program running this interpreter imported the kernel's module itself (the
+    module the runtime compiles from is then the program's)."""
+    if module_name:
+        return module_name in sys.modules
+    root, dotted = _package_root(file)
+    host = sys.modules.get(dotted) if "." in dotted else None
+    return host is not None and _module_file(host) == os.path.realpath(file)
+
+
 def _import_module(module_name, search_path):
+    # A module that another thread is still importing is taken as it stands: its import may be
+    # waiting for the thread that asked for this compile (a module that starts a thread to warm
+    # up one of its kernels and joins it), and importing it again would wait for that import.
+    # Triton's own launch uses the function object it is given, which exists already.
+    partial = sys.modules.get(module_name)
+    if partial is not None and getattr(getattr(partial, "__spec__", None), "_initializing", False):
+        return partial
     for base in search_path:
         if base not in sys.path:
             sys.path.insert(0, base)

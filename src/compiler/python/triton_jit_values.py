@@ -23,6 +23,8 @@ which costs a later process an import, never a stale binary.
 
 import ast
 import builtins
+import hashlib
+import inspect
 import json
 import os
 import sys
@@ -41,6 +43,124 @@ _PURE_BUILTINS = frozenset({
 # runtime (the driver: which GPU this is) is not among them.
 _PURE_MODULES = frozenset({"math", "cmath", "operator", "functools", "itertools", "enum", "typing", "dataclasses",
                            "collections", "numbers", "fractions", "string", "abc"})
+
+
+def _environment_read_by(node, module):
+    """The environment variables that the user functions an expression names read, with their
+    values now: ";env(NAME=value,...)", or a digest of the whole environment when one reads it
+    otherwise than by a constant name (iterates it, builds the name); "" when none reads it."""
+    keys, everything = set(), False
+    for sub in ast.walk(node):
+        fn = vars(module).get(sub.id) if isinstance(sub, ast.Name) else None
+        fn = getattr(fn, "__func__", fn)
+        if not callable(fn) or not hasattr(fn, "__code__") or isinstance(fn, type):
+            continue
+        try:
+            tree = ast.parse(inspect.cleandoc("\n" + inspect.getsource(fn)))
+        except (OSError, TypeError, SyntaxError):
+            everything = True
+            continue
+        uses = {id(n) for n in ast.walk(tree) if _is_environ(n)}
+        for inner in ast.walk(tree):
+            base, key = None, None
+            if isinstance(inner, ast.Subscript) and _is_environ(inner.value):
+                base, key = inner.value, inner.slice
+            elif isinstance(inner, ast.Call) and inner.args and isinstance(inner.func, ast.Attribute) \
+                    and inner.func.attr in ("get", "pop") and _is_environ(inner.func.value):
+                base, key = inner.func.value, inner.args[0]
+            elif isinstance(inner, ast.Call) and inner.args and (
+                    (isinstance(inner.func, ast.Attribute) and inner.func.attr == "getenv")
+                    or (isinstance(inner.func, ast.Name) and inner.func.id == "getenv")):
+                key = inner.args[0]
+            if key is None:
+                continue
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                keys.add(key.value)
+                uses.discard(id(base))
+            else:
+                everything = True
+        everything = everything or bool(uses)
+    if everything:
+        return ";env(" + hashlib.sha256(repr(sorted(os.environ.items())).encode()).hexdigest()[:32] + ")"
+    if not keys:
+        return ""
+    return ";env(" + ",".join(f"{k}={os.environ.get(k)!r}" for k in sorted(keys)) + ")"
+
+
+def _is_environ(node):
+    return (isinstance(node, ast.Attribute) and node.attr == "environ") or (isinstance(node, ast.Name) and node.id == "environ")
+
+
+_TEXTS = {}  # path -> (mtime, size, bytes): module texts read once a process
+_REBINDS = {}  # (path, mtime, size) -> {(module name, name or None for any)} the module rebinds
+
+
+def _cached_text(path, read):
+    try:
+        stat = os.stat(path)
+    except (OSError, TypeError):
+        return b""
+    known = _TEXTS.get(path)
+    if known is None or known[:2] != (stat.st_mtime_ns, stat.st_size):
+        known = (stat.st_mtime_ns, stat.st_size, read(path))
+        _TEXTS[path] = known
+    return known[2]
+
+
+def _rebinds_of(module, path, text, import_map):
+    """The globals of modules that `module`'s code rebinds outside their assignments."""
+    key = (path,) + _TEXTS.get(path, (0, 0, b""))[:2]
+    known = _REBINDS.get(key)
+    if known is not None:
+        return known
+    found = set()
+    _REBINDS[key] = found
+    tree = ast.parse(text)
+    names, _ = import_map(module)
+    own = module.__name__
+
+    def module_named(node):
+        """The module an expression names: an imported module, sys.modules[...] or this one."""
+        if isinstance(node, ast.Name) and node.id in names and names[node.id][1] is None:
+            return names[node.id][0]
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules":
+            key = node.slice
+            if isinstance(key, ast.Name) and key.id == "__name__":
+                return own
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return key.value
+            return ""  # a module chosen at run time: any
+        return None
+
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute):
+                where = module_named(target.value)
+                if where is not None:
+                    found.add((where, target.attr) if where else ("", None))
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call) and \
+                    isinstance(target.value.func, ast.Name) and target.value.func.id in ("globals", "vars"):
+                key = target.slice
+                found.add((own, key.value) if isinstance(key, ast.Constant) else (own, None))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2:
+            where = module_named(node.args[0])
+            key = node.args[1]
+            if where is not None:
+                found.add((where, key.value) if where and isinstance(key, ast.Constant) else (where, None))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
+                and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
+                and node.func.value.func.id in ("globals", "vars"):
+            found.add((own, None))
+    return found
+
+
+def _is_config(func):
+    """triton.Config / Config as a call's callee."""
+    return (isinstance(func, ast.Attribute) and func.attr == "Config") or (isinstance(func, ast.Name) and func.id == "Config")
 
 
 def _pure_framework_module(name):
@@ -74,8 +194,14 @@ def fingerprint(value, depth=0):
         hook = getattr(value, "pre_hook", None)
         fields["pre_hook"] = getattr(hook, "__qualname__", None) if hook is not None else None
         return f"Config({fingerprint(dict(value.kwargs), depth + 1)},{fingerprint(fields, depth + 1)})"
+    if type(value).__name__ in ("JITFunction", "GluonJITFunction", "JITCallable") and hasattr(value, "fn"):
+        return "jit:" + fingerprint(value.fn, depth + 1)
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
-        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+        module = getattr(value, "__module__", "") or ""
+        if module.startswith("triton_jit_kernel_"):  # a kernel file's module: its name is per process
+            code = getattr(value, "__code__", None)
+            module = os.path.basename(code.co_filename) if code is not None else "kernel file"
+        return f"{module}.{getattr(value, '__qualname__', '')}"
     try:
         text = repr(value)
     except Exception:
@@ -90,6 +216,22 @@ def _safe_fingerprint(value):
         return fingerprint(value)
     except Exception as error:  # a value whose repr or attributes raise: its type, and why
         return f"{type(value).__module__}.{type(value).__qualname__}:unreadable({type(error).__name__})"
+
+
+_MISSING = object()
+
+
+class _SourceNames(dict):
+    """The names a pinned expression reads, bound as a fresh import would bind them."""
+
+    def __init__(self, values, module, depth):
+        super().__init__()
+        self._values, self._module, self._depth = values, module, depth
+
+    def __missing__(self, name):
+        value = self._values.source_value(self._module, name, self._depth)
+        self[name] = value
+        return value
 
 
 class ImportTimeValues:
@@ -108,6 +250,8 @@ class ImportTimeValues:
         self.pure_functions = {}  # id(code) -> bool
         self.assignments_of = {}  # module name -> {name: [(value node or None, conditional)]}
         self.computed = {}  # (module name, name) -> fingerprint
+        self.source_values = {}  # (module name, name) -> what a fresh import binds
+        self.rebinds = {}  # module name -> {(module name, name or None)} code of this process rebinds
 
     def text(self):
         """The computed values as canonical JSON: [[module, name, fingerprint], ...], sorted."""
@@ -123,18 +267,106 @@ class ImportTimeValues:
     # -- what the kernel reads
     def read_global(self, module, name, value):
         """A global the kernel, a function it calls or a decorator reads by name."""
-        if module is None or not isinstance(module, types.ModuleType) or self._skip(value):
+        if module is None or not isinstance(module, types.ModuleType):
             return
         if name.startswith("__") and name.endswith("__"):
             return  # __file__, __name__: where the module is, which its identity already says
-        if not self._safely(self.pure_name, module, name):
+        user = self._safely(self._user_module, module)
+        if self._skip(value):
+            # A function's text is recorded; which function the name holds is the module's choice
+            # (`helper = fast if os.environ.get(...) else slow`), pinned only by a def or a pure
+            # assignment.
+            if user and not self._safely(self.pure_binding, module, name):
+                self.computed[(self._label(module), name)] = _safe_fingerprint(value)
+            return
+        if not self._safely(self.pure_name, module, name) or (
+                user and not self._safely(self.as_assigned, module, name, value)):
             self.computed[(self._label(module), name)] = _safe_fingerprint(value)
 
     def import_time_expression(self, node, module, label, value):
         """An expression evaluated when the kernel was defined (a decorator, a parameter's
-        default): when it is not pinned, its value is recorded under `label`."""
+        default): when it is not pinned, its value is recorded under `label`, with the environment
+        variables its functions read when they run later (a prune function reading os.environ
+        decides at tuning time, where the value itself does not change)."""
         if module is not None and not self._safely(self.pure_expression, node, module):
-            self.computed[(self._label(module), label)] = _safe_fingerprint(value)
+            self.computed[(self._label(module), label)] = (_safe_fingerprint(value)
+                                                           + _environment_read_by(node, module))
+
+    # Note [Globals changed at run time] (launch_module.cpp has the launch's side)
+    # A global whose assignment is pinned by its module's text may still hold another value: the
+    # program set it (module.FACTOR = 3), another module patched it at import, or globals()[...] or
+    # setattr() rebound it. Its value is then not what the text says, and a binary compiled with it
+    # must not be found by the text alone. So a pinned global counts as pinned only while it holds
+    # what a fresh import would give it: its one assignment evaluated again, with every name it
+    # uses bound the same way (a pinned expression has no side effects to repeat).
+    def as_assigned(self, module, name, value):
+        return _safe_fingerprint(self.source_value(module, name)) == _safe_fingerprint(value)
+
+    def source_value(self, module, name, depth=0):
+        """What importing `module` afresh binds to `name` (for a name the analysis pinned)."""
+        if depth > 32:
+            raise RecursionError(name)
+        key = (module.__name__, name)
+        if key in self.source_values:
+            return self.source_values[key]
+        scope = vars(module)
+        value = scope.get(name, _MISSING)
+        if isinstance(value, types.ModuleType) or (value is not _MISSING and self._skip(value)):
+            found = value  # its text is recorded, not its value
+        else:
+            names, _ = self.deps.import_map(module)
+            assigned = self.assignments(module).get(name, ())
+            if name in names and not assigned:
+                source_name, attr = names[name]
+                source = sys.modules[source_name]
+                found = source if attr is None else self.source_value(source, attr, depth + 1)
+            elif not assigned and value is _MISSING and hasattr(builtins, name):
+                found = getattr(builtins, name)
+            elif len(assigned) != 1 or assigned[0][0] is None or assigned[0][1]:
+                raise LookupError(f"{name} has no single assignment")
+            else:
+                # Its names, comprehensions' and lambdas' included, bound as a fresh import binds them.
+                names_of = _SourceNames(self, module, depth + 1)
+                names_of["__builtins__"] = builtins
+                code = compile(ast.Expression(body=assigned[0][0]), "<pinned>", "eval")
+                found = eval(code, names_of)  # noqa: S307  (pinned: no side effects)
+        self.source_values[key] = found
+        return found
+
+    def rebound(self, module, name):
+        """Whether code of a module this process imported may rebind `name` of `module` outside
+        its assignments: `consts.FACTOR = ...` in another module, `globals()["FACTOR"] = ...`,
+        `setattr(module, "FACTOR", ...)`. Such a name counts as computed even when today's
+        rebinding left the value its assignment gives (a later process may not). Only modules
+        whose text names `module` (or that rebind their own globals) are parsed, once a process."""
+        found = self.rebinds.get(module.__name__)
+        if found is None:
+            short = module.__name__.rpartition(".")[2].encode()
+            found = set()
+            for other in list(sys.modules.values()):
+                if not isinstance(other, types.ModuleType) or not self._safely(self._user_module, other):
+                    continue
+                path = self._module_file(other)
+                text = _cached_text(path, self._source_bytes)
+                if other is not module and short not in text:
+                    continue
+                found |= self._safely(_rebinds_of, other, path, text, self.deps.import_map) or set()
+            self.rebinds[module.__name__] = found
+        return bool({(module.__name__, name), (module.__name__, None), ("", None)} & found)
+
+    def pure_binding(self, module, name):
+        """A name holding a function, class or module: bound by def, class or import (pinned by
+        the text), or assigned by a pure expression."""
+        if self.rebound(module, name):
+            return False
+        for node, conditional in self.assignments(module).get(name, ()):
+            if conditional or node is None or not self.pure_expression(node, module):
+                return False
+        names, _ = self.deps.import_map(module)
+        if name in names and names[name][1] is not None:
+            source = sys.modules.get(names[name][0])
+            return source is None or not self._user_module(source) or self.pure_binding(source, names[name][1])
+        return True
 
     @staticmethod
     def _safely(check, *args):
@@ -192,6 +424,8 @@ class ImportTimeValues:
             return self.pure_name(source, attr)
         if self._skip(value):
             return self.pure_callable(value)
+        if self.rebound(module, name):
+            return False
         conditional_or_missing = True
         for node, conditional in self.assignments(module).get(name, ()):
             if conditional:
@@ -212,7 +446,47 @@ class ImportTimeValues:
         if isinstance(value, types.FunctionType):
             self.deps.add_code(value, module)
             return self.pure_function(value.__code__, value.__globals__, module)
-        return True  # a class, or a JIT function: its text is recorded
+        if isinstance(value, type):
+            return self.pure_class(value, module)
+        return True  # a JIT function: its text is recorded
+
+    def pure_class(self, cls, module):
+        """A user class used at import (constructed, or a method or attribute read): pure when its
+        body's assignments and its methods are (a class attribute read from the environment, a
+        classmethod that reads a file, are computed), and so are its user bases."""
+        key = ("class", id(cls))
+        if key in self.pure_functions:
+            return self.pure_functions[key]
+        self.pure_functions[key] = True
+        result = all(self.pure_callable(base) for base in cls.__bases__ if base is not object)
+        path = self._module_file(module)
+        for attribute, member in list(vars(cls).items()) if result else ():
+            member = getattr(member, "__func__", member)  # classmethod, staticmethod
+            if isinstance(member, property):
+                member = member.fget
+            code = getattr(member, "__code__", None)
+            if code is not None and os.path.realpath(code.co_filename) == path:  # not dataclass-generated
+                if not self.pure_function(code, member.__globals__, module):
+                    result = False
+        if result:
+            result = self._pure_class_body(cls, module)
+        self.pure_functions[key] = result
+        return result
+
+    def _pure_class_body(self, cls, module):
+        path = self._module_file(module)
+        tree = ast.parse(self._source_bytes(path)) if path else None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and node.name == cls.__name__:
+                for statement in node.body:
+                    if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                        if statement.value is not None and not self.pure_expression(statement.value, module):
+                            return False
+                    elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Expr, ast.Pass,
+                                                    ast.ClassDef)):
+                        return False  # an if, for, try or with in a class body: conditional
+                return True
+        return False  # not found in its module's text: nothing says what it holds
 
     def pure_function(self, code, scope, module):
         """A function whose globals (and the builtins it calls) are all pure. Attribute names
@@ -243,6 +517,15 @@ class ImportTimeValues:
             if isinstance(sub, ast.Lambda):
                 bound.update(a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg))
         called = {id(sub.func) for sub in ast.walk(node) if isinstance(sub, ast.Call)}
+        # A function handed to a call (map(f, ...), functools.partial(f, ...), sorted(key=f)) runs
+        # as surely as one called by name; a Config's hooks run around launches, translated.
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and not _is_config(sub.func):
+                handed = list(sub.args) + [k.value for k in sub.keywords if k.arg not in ("pre_hook", "post_hook")]
+                for arg in handed:  # prune_configs_by={"early_config_prune": prune}: in a literal too
+                    called.add(id(arg))
+                    if isinstance(arg, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+                        called.update(id(e) for e in (arg.values if isinstance(arg, ast.Dict) else arg.elts))
         for sub in ast.walk(node):
             if isinstance(sub, (ast.Await, ast.Yield, ast.YieldFrom)):
                 return False
@@ -254,10 +537,11 @@ class ImportTimeValues:
         return True
 
     def pure_use(self, module, name, called):
-        """A name an expression uses. A function or class named but not called (a Config's
-        pre_hook) only needs its text recorded; one that is called must be pure."""
+        """A name an expression uses. A function named but not called (a Config's pre_hook) only
+        needs its text recorded; one that is called must be pure, and so must a class (its
+        attributes and methods are read through it)."""
         value = vars(module).get(name)
-        if not called and self._skip(value) and not isinstance(value, types.ModuleType):
+        if not called and self._skip(value) and not isinstance(value, (types.ModuleType, type)):
             return self.reference(value)
         return self.pure_name(module, name)
 

@@ -1,0 +1,130 @@
+"""The Python entry against Triton's own binder, over a matrix of argument kinds and values
+(Note [Constexpr expressions] in launch_module.cpp): for each value, passed to a plain parameter
+and to a tl.constexpr one, both accept it or both refuse it with the same exception type, and
+where both accept it the variant is the one Triton specializes (type, divisibility, constexpr,
+and the constexpr's value). Runs on every Triton of the matrix (scripts/test_matrix.sh)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+import triton_reference as reference
+from conftest import BUILD, KERNELS
+
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, KERNELS)
+
+import triton_jit  # noqa: E402
+from python_entry import argument_kinds  # noqa: E402
+
+KERNEL_FILE = os.path.join(KERNELS, "python_entry", "argument_kinds.py")
+
+VALUES = {
+    "0": 0, "1": 1, "16": 16, "17": 17, "-1": -1, "2**31": 2**31, "2**63": 2**63, "2**64-1": 2**64 - 1,
+    "2**70": 2**70, "-2**70": -2**70, "1.5": 1.5, "-0.0": -0.0, "True": True, "False": False, "None": None,
+    "'abc'": "abc", "'aDb'": "aDb", "(1, 2)": (1, 2), "(16, (1, None))": (16, (1, None)), "()": (),
+    "tl.constexpr(5)": tl.constexpr(5), "tl.constexpr(1.5)": tl.constexpr(1.5),
+    "tl.constexpr(None)": tl.constexpr(None), "tl.constexpr('s')": tl.constexpr("s"),
+    "tl.constexpr(True)": tl.constexpr(True), "tl.float16": tl.float16, "tl.bfloat16": tl.bfloat16,
+    "tl.int32": tl.int32, "torch.float16": torch.float16, "torch.bfloat16": torch.bfloat16,
+    "np.float32(1.5)": np.float32(1.5), "np.int64(5)": np.int64(5), "np.int32(16)": np.int32(16),
+    "np.bool_(True)": np.bool_(True), "np.float64(2.0)": np.float64(2.0), "helper": argument_kinds.helper,
+}
+
+
+def value_text(value):
+    """How our variant text writes a constexpr value (argument_encoder.cpp, constexpr_text)."""
+    if isinstance(value, tl.constexpr):
+        value = value.value
+    if isinstance(value, triton.runtime.jit.JITFunction):
+        return f"{value.fn.__module__}:{value.fn.__name__}"
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, tuple):
+        return "(tuple)"
+    if isinstance(value, (int, float, np.generic)):
+        value = value.item() if isinstance(value, np.generic) else value
+        if isinstance(value, bool):
+            return repr(value)
+        if isinstance(value, int) and -2**63 <= value < 2**64:
+            return str(value)
+        if isinstance(value, float):
+            return repr(value)
+    return triton_jit.launch._constexpr_expression(value)
+
+
+def leaf_text(kind, attr):
+    if kind == "constexpr":
+        return "None" if attr is None else str(attr)
+    return f"{kind}:16" if attr == "D" else kind
+
+
+def expected_text(name, kind, attr, value):
+    """Our variant text for what Triton's binder made of one argument."""
+    if kind == "constexpr":
+        return f"{name}={value_text(value)}"
+    if isinstance(kind, tuple):
+        def render(kinds, attrs):
+            return "(" + ", ".join(render(k, a) if isinstance(k, tuple) else leaf_text(k, a)
+                                   for k, a in zip(kinds, attrs)) + ")"
+        return f"{name}: {render(kind, attr)}"
+    return f"{name}: {leaf_text(kind, attr)}"
+
+
+def tritons(values):
+    """What Triton binds for a warmup: its binder over the values, a torch dtype passed to the
+    plain parameter standing for a tensor of it (KernelInterface.warmup's MockTensor). To the
+    constexpr one it stays a dtype, as a launch passes it (Triton's warmup would wrap it too)."""
+    from triton.compiler import make_backend
+    from triton.runtime.jit import MockTensor, create_function_from_signature
+    values = (MockTensor.wrap_dtype(values[0]),) + tuple(values[1:])
+    fn = reference.triton_jit_compile.load_kernel(os.path.realpath(KERNEL_FILE), "", "takes", []).fn
+    binder = create_function_from_signature(fn.signature, fn.params,
+                                            make_backend(reference.triton_jit_compile.gpu_target("cuda:90")))
+    bound, specialization, _ = binder(*values)
+    return [(kind, attr, value) for (kind, attr), value in zip(specialization, bound.values())]
+
+
+def ours(values):
+    info = triton_jit.jit(argument_kinds.takes).warmup(*values)
+    return info["signature"]
+
+
+@pytest.fixture(autouse=True)
+def compile_for_sm90(monkeypatch, tmp_path_factory):
+    monkeypatch.setenv("TRITON_JIT_TARGET", "cuda:90")
+
+
+@pytest.mark.parametrize("place", ["plain", "constexpr"])
+@pytest.mark.parametrize("label", sorted(VALUES))
+def test_an_argument_kind_is_taken_as_triton_takes_it(label, place):
+    value = VALUES[label]
+    values = (value, 1) if place == "plain" else (1, value)
+    try:
+        theirs = tritons(values)
+        triton_error = None
+    except Exception as error:  # noqa: BLE001  (the kind of refusal is what is compared)
+        triton_error = error
+    try:
+        our_text = ours(values)
+        our_error = None
+    except Exception as error:  # noqa: BLE001
+        our_error = error
+    if triton_error is not None:
+        assert our_error is not None, f"Triton refuses {label} ({triton_error!r}); we took it as {our_text}"
+        assert isinstance(our_error, type(triton_error)), (our_error, triton_error)
+        return
+    assert our_error is None, f"Triton takes {label} as {theirs}; we refused: {our_error}"
+    expected = ", ".join(expected_text(name, kind, attr, v) for name, (kind, attr, v) in zip(("x", "C"), theirs))
+    assert our_text == expected, (our_text, expected)
+    for kind, attr, v in theirs:
+        text = triton_jit.launch._constexpr_expression(v.value if isinstance(v, tl.constexpr) else v)
+        if kind == "constexpr" and text is not None and not isinstance(v, (tuple, triton.runtime.jit.JITFunction)):
+            from triton_jit_compile import evaluate_expression
+            assert evaluate_expression(text, argument_kinds) == (v.value if isinstance(v, tl.constexpr) else v)
