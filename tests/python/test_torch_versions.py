@@ -96,11 +96,17 @@ def test_a_refused_load_retried_after_the_operators_are_put_in_place_registers_t
 
 def test_a_torch_whose_version_file_says_no_version_is_named_so(tmp_path):
     """A version.py that holds no version is not reported as missing."""
-    fake = tmp_path / "torch"
+    # A torch directory beside torch's own dependencies (its libraries find them through their
+    # RPATH, relative to the directory they are loaded from), holding torch's libraries.
+    fake = tmp_path / "site" / "torch"
     (fake / "lib").mkdir(parents=True)
     real_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
     for name in os.listdir(real_lib):
         os.symlink(os.path.join(real_lib, name), fake / "lib" / name)
+    site = os.path.dirname(os.path.dirname(torch.__file__))
+    for dependency in os.listdir(site):
+        if dependency.startswith(("nvidia", "cusparselt", "triton")) and not (tmp_path / "site" / dependency).exists():
+            os.symlink(os.path.join(site, dependency), tmp_path / "site" / dependency)
     (fake / "version.py").write_text("this is not a version file\n")
     out = python(f"""
         import ctypes
