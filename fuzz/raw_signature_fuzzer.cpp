@@ -6,9 +6,30 @@
 #include <string_view>
 
 #include "common/limits.h"
+#include "common/settings.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/raw_signature.h"
+#include "runtime/function_identity.h"
 #include "triton_jit/errors.h"
+
+// A function token names a kernel by path; resolving it reads the disk, which is not what this
+// target fuzzes. Every path here names a module's function, so JitFunctionArg keys it by name.
+namespace triton_jit::detail {
+
+std::vector<std::string> kernel_search_path() { return {}; }
+
+ResolvedFunction resolve_function(std::string_view spec, std::string_view name, const std::vector<std::string>&) {
+  ResolvedFunction r;
+  r.location.module = std::string(spec);
+  r.location.function = std::string(name);
+  r.id.identity = "module:" + r.location.module + "::" + r.location.function;
+  r.id.portable = r.id.identity;
+  return r;
+}
+
+std::string source_digest(const std::string&) { return {}; }
+
+}  // namespace triton_jit::detail
 
 namespace {
 
