@@ -964,11 +964,22 @@ triton_jit::Grid call_grid(const triton_jit::LaunchMeta& launch_meta, void* data
 enum class Mode : uint8_t { kLaunch, kWarmup, kPrepare };
 
 PyObject* variant_info_to_python(const triton_jit::VariantInfo& info) {
-  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i}", "kernel_name", info.kernel_name.c_str(),
+  PyObject* ir = PyDict_New();  // the texts kept with triton_jit.set_keep_ir(True), by stage
+  for (const auto& t : info.ir) {
+    PyObject* text = ir ? PyUnicode_FromStringAndSize(t.text.data(), static_cast<Py_ssize_t>(t.text.size())) : nullptr;
+    if (text == nullptr || PyDict_SetItemString(ir, std::string(t.stage).c_str(), text) != 0) {
+      Py_XDECREF(text);
+      Py_XDECREF(ir);
+      return nullptr;
+    }
+    Py_DECREF(text);
+  }
+  if (ir == nullptr) return nullptr;
+  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:N}", "kernel_name", info.kernel_name.c_str(),
                        "signature", info.signature.c_str(), "target", info.target.c_str(), "triton_version",
                        info.triton_version.c_str(), "num_warps", info.num_warps, "num_ctas", info.num_ctas,
                        "shared_memory", info.shared_memory, "n_regs", info.n_regs, "n_spills", info.n_spills,
-                       "max_threads_per_block", info.max_threads_per_block);
+                       "max_threads_per_block", info.max_threads_per_block, "ir", ir);
 }
 
 // Note [Globals changed at run time]
@@ -1425,6 +1436,11 @@ PyMODINIT_FUNC PyInit__launch() {
   g_str_padding = PyUnicode_InternFromString("padding");
   g_str_round_f32_to_tf32 = PyUnicode_InternFromString("round_f32_to_tf32");
   find_tensor_descriptor_type();
+  // Triton's Python runtime makes users call triton.set_allocator before a kernel that needs global
+  // scratch (TMA descriptors built on the device, Gluon's warp specialization); every such user hands
+  // it torch's caching allocator. torch is loaded here already, so the entry takes that allocator
+  // unless the embedding program set its own.
+  if (triton_jit::scratch_allocator() == nullptr) triton_jit::torch_adapter::install_scratch_allocator();
   PyObject* m = PyModule_Create(&g_module);
   if (m == nullptr) return nullptr;
   g_compile_error = PyErr_NewExceptionWithDoc("triton_jit.CompileError", "Triton could not compile the kernel.",
