@@ -6,10 +6,11 @@
 # into a bundle that an offline process then uses, and the GPU suites under compute-sanitizer. Keeps every log under $OUT (or ./gpu-logs). The CPU-only stages (sanitizer
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
 #   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks
-#                                           pyentry ops llm attention sweep autotune tma aot memcheck (default: all)
+#                                           pyentry ops llm attention sweep autotune tma aot gluon memcheck
+#                                           (default: all)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
-stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks pyentry ops llm attention sweep autotune tma aot memcheck} "
+stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks pyentry ops llm attention sweep autotune tma aot gluon memcheck} "
 want() { [[ "$stages" == *" $1 "* ]]; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-logs}
@@ -176,6 +177,22 @@ if want aot; then
   TRITON_JIT_CACHE_DIR="$aot_dir/empty" TRITON_JIT_BUNDLE_PATH="$aot_dir/bundle" TRITON_JIT_OFFLINE=1 \
     PYTHONHOME=/nonexistent "$build/bin/tune_probe" "$root/tests/kernels/decorated_kernels.py" 4096 device 2>&1 |
     tee "$out/aot-offline.txt" | tail -n 1
+fi
+
+if want gluon; then
+  stage "Gluon kernels through the runtime: their tests, the Hopper GEMM against cuBLAS, memcheck of its launches"
+  TRITON_JIT_BUILD_DIR="$build" timeout 600 "$TRITON_JIT_PYTHON" -m pytest -q -rs -p no:cacheprovider \
+    "$root/tests/python/test_gluon.py" 2>&1 | tee "$out/gluon-tests.txt" | tail -n 5
+  TRITON_JIT_BUILD_DIR="$build" PYTHONPATH="$build/python" timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_gemm.py" \
+    ${TRITON_JIT_GEMM_ARGS:-} --out "$out" 2>&1 | tee "$out/gemm-run.txt" | tail -n 80
+  if command -v compute-sanitizer > /dev/null; then
+    TRITON_JIT_BUILD_DIR="$build" timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
+      "$TRITON_JIT_PYTHON" -m pytest -q -p no:cacheprovider "$root/tests/python/test_gluon.py" \
+      -k "bit_for_bit or (matches_torch and bfloat16 and True and (1-4096 or 128-4096 or 1000))" \
+      > "$out/memcheck-gluon.txt" 2>&1
+    echo "memcheck test_gluon: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-gluon.txt") errors)"
+    tail -n 3 "$out/memcheck-gluon.txt"
+  fi
 fi
 
 if want memcheck && command -v compute-sanitizer > /dev/null; then

@@ -1,0 +1,203 @@
+"""Hopper (sm_90) GEMMs in Gluon: C = A @ B (+ bias), A [M, K] row-major, B K-major (a weight
+[N, K], as nn.Linear keeps it) or N-major ([K, N]), C [M, N] row-major, fp16 or bf16 in, fp32
+accumulation.
+
+One persistent program per SM walks its tiles in grouped order (GROUP_M rows of tiles share the
+B tiles they read, which stay in L2). Each program is warp-specialized:
+
+- a producer partition of one warp issues the TMA loads of A and B into a ring of NUM_STAGES
+  shared-memory stages, each completing on its `ready` mbarrier, and waits for the consumers to
+  release a stage (its `empty` mbarrier) before it loads it again; it runs ahead across tiles, so
+  the next tile's loads overlap this tile's epilogue;
+- the default partition (num_warps warps, one or two warpgroups) issues asynchronous wgmma on each
+  stage as it lands, keeps one in flight (wait(1)), releases a stage once the wgmma that read it
+  has completed, and writes the tile through shared memory with a TMA store that it waits for
+  only before it reuses that buffer.
+
+Decode-sized products (M up to 64 tokens) swap the operands (SWAP_AB): the weight's rows fill
+wgmma's 64-row M side and the few tokens its N side (8 to 64 wide), so no tensor-core work is
+spent on padding rows; the tile is written back transposed.
+
+The tensor maps are made on the device from pointers, sizes and strides (their shared-memory
+layouts are the kernel's to choose), so a C++ caller passes what it passes to any kernel. Needs a
+Triton with Gluon (3.5 or newer) and sm_90.
+"""
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                              warpgroup_mma_wait)
+
+
+@gluon.constexpr_function
+def wgmma_layout(rows, cols, num_warps, operand_bits):
+    """The accumulator layout of a [rows, cols] wgmma tile on num_warps warps: warpgroups stacked
+    along M first, the widest instruction N that divides cols."""
+    warps = [4, 1]
+    while warps[0] * warps[1] < num_warps:
+        if rows > 16 * warps[0]:
+            warps[0] *= 2
+        else:
+            warps[1] *= 2
+    m_reps = triton.cdiv(rows, 16)
+    n_reps = triton.cdiv(num_warps, m_reps)
+    widest = max(cols // n_reps, 8)
+    n = 256
+    while n > widest or cols % n != 0:
+        n -= 8
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=warps, instr_shape=[16, n, 256 // operand_bits])
+
+
+@gluon.jit
+def _tile_of(t, num_pid_m, num_pid_n, GROUP_M: gl.constexpr):
+    """Tile t in grouped order: GROUP_M rows of tiles, column by column."""
+    per_group = GROUP_M * num_pid_n
+    first_m = (t // per_group) * GROUP_M
+    rows = gl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (t % per_group) % rows
+    pid_n = (t % per_group) // rows
+    return pid_m, pid_n
+
+
+@gluon.jit
+def _advance(index, phase, NUM_STAGES: gl.constexpr):
+    following = index + 1
+    wraps = following == NUM_STAGES
+    return gl.where(wraps, 0, following), gl.where(wraps, phase ^ 1, phase)
+
+
+@gluon.jit
+def _producer(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
+              TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
+              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+    # Tiles are [TILE_R, TILE_C] of the accumulator: rows of A (or of the weight when SWAP_AB).
+    num_pid_r = gl.cdiv(ROWS, TILE_R)
+    num_pid_c = gl.cdiv(COLS, TILE_C)
+    tiles = num_pid_r * num_pid_c
+    index = gl.to_tensor(0)
+    phase = gl.to_tensor(1)  # a fresh stage is free: the first wait on `empty` passes
+    for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        off_r = pid_r * TILE_R
+        off_c = pid_c * TILE_C
+        for k in range(0, K, BLOCK_K):
+            mbarrier.wait(empty.index(index), phase)
+            bar = ready.index(index)
+            mbarrier.expect(bar, x_desc.block_type.nbytes + w_desc.block_type.nbytes)
+            if SWAP_AB:  # x_desc: the weight [N, K]; w_desc: the activations [M, K]
+                tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
+                tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
+            else:
+                tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
+                if W_KMAJOR:
+                    tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
+                else:
+                    tma.async_copy_global_to_shared(w_desc, [k, off_c], bar, w_bufs.index(index))
+            index, phase = _advance(index, phase, NUM_STAGES)
+
+
+@gluon.jit
+def _consumer(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, ROWS, COLS, K,
+              TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+              NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr,
+              num_warps: gl.constexpr):
+    dtype: gl.constexpr = x_bufs.dtype
+    acc_layout: gl.constexpr = wgmma_layout(TILE_R, TILE_C, num_warps, dtype.primitive_bitwidth)
+    num_pid_r = gl.cdiv(ROWS, TILE_R)
+    num_pid_c = gl.cdiv(COLS, TILE_C)
+    tiles = num_pid_r * num_pid_c
+    index = gl.to_tensor(0)
+    phase = gl.to_tensor(0)
+    if not SWAP_AB:
+        c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], c_desc.layout)
+    for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        off_r = pid_r * TILE_R
+        off_c = pid_c * TILE_C
+        acc = gl.zeros((TILE_R, TILE_C), dtype=gl.float32, layout=acc_layout)
+        previous = index
+        k_tiles = gl.cdiv(K, BLOCK_K)
+        for kk in range(k_tiles):
+            mbarrier.wait(ready.index(index), phase)
+            if SWAP_AB or W_KMAJOR:
+                w_tile = w_bufs.index(index).permute((1, 0))  # [BLOCK_K, TILE_C] as wgmma's B
+            else:
+                w_tile = w_bufs.index(index)
+            acc = warpgroup_mma(x_bufs.index(index), w_tile, acc, is_async=True, use_acc=kk > 0)
+            # At most one wgmma in flight: the one before has read its stage, which is free again.
+            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc, ))
+            if kk > 0:
+                mbarrier.arrive(empty.index(previous), count=1)
+            previous = index
+            index, phase = _advance(index, phase, NUM_STAGES)
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
+        mbarrier.arrive(empty.index(previous), count=1)  # the producer loads the next tile meanwhile
+
+        if SWAP_AB:
+            # acc is C^T: rows index N (the weight's), columns index M (tokens). Few tokens: store
+            # straight from registers, each thread its own elements, masked at both edges.
+            rows_layout: gl.constexpr = gl.SliceLayout(1, acc_layout)
+            cols_layout: gl.constexpr = gl.SliceLayout(0, acc_layout)
+            n = off_r + gl.arange(0, TILE_R, layout=rows_layout)
+            m = off_c + gl.arange(0, TILE_C, layout=cols_layout)
+            if HAS_BIAS:
+                acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < ROWS, other=0.0).to(gl.float32), 1)
+            offsets = gl.expand_dims(m, 0) * stride_cm + gl.expand_dims(n, 1)
+            mask = (gl.expand_dims(n, 1) < ROWS) & (gl.expand_dims(m, 0) < COLS)
+            gl.store(c_ptr + offsets, acc.to(dtype), mask=mask)
+        else:
+            if HAS_BIAS:
+                cols_layout: gl.constexpr = gl.SliceLayout(0, acc_layout)
+                n = off_c + gl.arange(0, TILE_C, layout=cols_layout)
+                acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < COLS, other=0.0).to(gl.float32), 0)
+            tma.store_wait(pendings=0)  # the last tile's store has read c_smem
+            c_smem.store(acc.to(dtype))
+            fence_async_shared()
+            tma.async_copy_shared_to_global(c_desc, [off_r, off_c], c_smem)
+    if not SWAP_AB:
+        tma.store_wait(pendings=0)
+
+
+@gluon.constexpr_function
+def nvmma_layout(block_shape, dtype):
+    """The shared-memory layout TMA and wgmma read a [rows, cols] block of dtype through."""
+    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
+
+
+@gluon.jit
+def matmul_ws_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_x, stride_w, stride_c,
+                     TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                     NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr,
+                     HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
+    """The accumulator is ROWS x COLS in [TILE_R, TILE_C] tiles: (M, N), or (N, M) when SWAP_AB.
+    x is its rows' operand, [ROWS, K] (A, or the weight when SWAP_AB); w its columns', [COLS, K]
+    when K-major or swapped (the weight, or A), else [K, COLS]; c is C, [M, N], row stride
+    stride_c. Rows of x and w are stride_x and stride_w apart; their last dimension is contiguous.
+    The tensor maps are made on the device, once a program."""
+    dtype: gl.constexpr = x_ptr.dtype.element_ty
+    x_desc = tma.make_tensor_descriptor(x_ptr, [ROWS, K], [stride_x, 1], [TILE_R, BLOCK_K],
+                                        nvmma_layout([TILE_R, BLOCK_K], dtype))
+    if SWAP_AB or W_KMAJOR:
+        w_desc = tma.make_tensor_descriptor(w_ptr, [COLS, K], [stride_w, 1], [TILE_C, BLOCK_K],
+                                            nvmma_layout([TILE_C, BLOCK_K], dtype))
+    else:
+        w_desc = tma.make_tensor_descriptor(w_ptr, [K, COLS], [stride_w, 1], [BLOCK_K, TILE_C],
+                                            nvmma_layout([BLOCK_K, TILE_C], dtype))
+    if SWAP_AB:
+        c_desc = x_desc  # not used: a swapped tile is stored from registers
+    else:
+        c_desc = tma.make_tensor_descriptor(c_ptr, [ROWS, COLS], [stride_c, 1], [TILE_R, TILE_C],
+                                            nvmma_layout([TILE_R, TILE_C], dtype))
+    x_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES] + x_desc.block_type.shape, x_desc.layout)
+    w_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES] + w_desc.block_type.shape, w_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(NUM_STAGES):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=1)
+    gl.warp_specialize([
+        (_consumer, (x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
+                     BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)),
+        (_producer, (x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
+                     NUM_STAGES, W_KMAJOR, SWAP_AB)),
+    ], [1], [40])

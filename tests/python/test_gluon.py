@@ -1,0 +1,164 @@
+"""@gluon.jit kernels through the runtime, as @triton.jit ones: compiled for sm_90 without a GPU
+through Gluon's own source class (warp specialization, wgmma and TMA in the code), specialized as
+Triton's binder specializes them (a host descriptor's shared-memory layout is part of the type),
+parameters named like launch options, and on a GPU: the same bits as Triton's own launch, and the
+Hopper GEMM of the operator library (operators/matmul/matmul_gluon.py) against torch."""
+import os
+import sys
+
+import pytest
+import torch
+import triton
+
+from conftest import BUILD, KERNELS, ROOT, requires_gpu
+
+sys.path.insert(0, os.path.join(BUILD, "python"))
+sys.path.insert(0, KERNELS)
+
+gluon = pytest.importorskip("triton.experimental.gluon", reason="this Triton has no Gluon (3.5 and newer do)")
+from triton.experimental.gluon import language as gl  # noqa: E402
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor  # noqa: E402
+
+import triton_jit  # noqa: E402
+import triton_jit_compile  # noqa: E402
+import gluon_kernels  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "operators", "matmul"))
+import matmul_gluon  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def sm90_and_the_texts(monkeypatch):
+    monkeypatch.setenv("TRITON_JIT_TARGET", "cuda:90")
+    monkeypatch.setenv("TRITON_JIT_KEEP_IR", "1")
+
+
+def descriptor(t, block):
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), block,
+                            gl.NVMMASharedLayout.get_default_for(block, getattr(gl, str(t.dtype).split(".")[1])))
+
+
+def test_a_host_descriptor_is_typed_with_its_layout_as_tritons_binder_types_it():
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature
+    x = torch.empty(256, 64, dtype=torch.float16)
+    d_in, d_out = descriptor(x, [64, 64]), descriptor(x, [64, 64])
+    fn = gluon_kernels.copy_tile
+    binder = create_function_from_signature(fn.signature, fn.params, make_backend(triton_jit_compile.gpu_target("cuda:90")))
+    _, specialization, _ = binder(d_in, d_out)
+    info = triton_jit.jit(fn).warmup(d_in, d_out, grid=None)
+    assert info["signature"] == f"in_desc: {specialization[0][0]}, out_desc: {specialization[1][0]}", info["signature"]
+    assert "NVMMASharedLayout(" in info["signature"]
+    # Another layout is another variant.
+    wide = TensorDescriptor(x, [256, 64], [64, 1], [64, 64], gl.NVMMASharedLayout(64, 16, rank=2))
+    other = triton_jit.jit(fn).warmup(wide, wide, grid=None)["signature"]
+    assert other != info["signature"] and "swizzle_byte_width=64" in other
+
+
+def test_a_parameter_named_like_a_launch_option_is_both():
+    x = torch.empty(1024)
+    k = triton_jit.jit(gluon_kernels.scale)
+    info = k.warmup(x, x, 1024, 2.0, BLOCK=256, num_warps=8)
+    assert info["num_warps"] == 8 and "num_warps=8" in info["signature"], info
+
+
+def test_warp_specialization_compiles_with_the_warps_gluon_adds():
+    x = torch.empty(1024)
+    info = triton_jit.jit(gluon_kernels.specialized_add_one).warmup(x, x, 1024, BLOCK=128, num_warps=4)
+    assert info["num_warps"] > 4, info  # a worker warp, rounded up to a warpgroup
+
+
+COMPILE_GEMM = r"""
+import json, os, sys
+sys.path[:0] = sys.argv[1:4]
+import torch, test_gluon
+out = {}
+for swap_ab, w_kmajor in ((False, True), (False, False), (True, True)):
+    a = torch.empty(256, 512, dtype=torch.bfloat16)
+    w = torch.empty(384, 512, dtype=torch.bfloat16) if w_kmajor else torch.empty(512, 384, dtype=torch.bfloat16)
+    info = test_gluon.launch_gemm(a, w, torch.empty(256, 384, dtype=torch.bfloat16), w_kmajor, swap_ab=swap_ab,
+                                  warmup=True)
+    out[f"{swap_ab} {w_kmajor}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
+print(json.dumps(out))
+"""
+
+
+def test_the_hopper_gemm_compiles_to_wgmma_tma_and_warp_specialization(tmp_path):
+    import json
+    import subprocess
+    env = dict(os.environ, TRITON_JIT_KEEP_IR="1", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"),
+               TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="")
+    result = subprocess.run([sys.executable, "-c", COMPILE_GEMM, os.path.dirname(__file__), os.path.join(BUILD, "python"),
+                             KERNELS], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    for case, info in json.loads(result.stdout.strip().splitlines()[-1]).items():
+        ptx = info["ptx"]
+        assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx and "setmaxnreg" in ptx, case
+        assert "tensormap" in ptx, case  # the descriptors are made on the device
+        assert info["num_warps"] > 4, (case, info["num_warps"])  # with the producer's warp, rounded up
+
+
+def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton_itself=False):
+    """C = A @ W (W given [N, K] when w_kmajor, else [K, N]) through matmul_ws_kernel."""
+    M, K = a.shape
+    N = w.shape[0] if w_kmajor else w.shape[1]
+    swap = (M <= 64 and w_kmajor) if swap_ab is None else swap_ab
+    if swap:
+        tile_r, tile_c, block_k, stages, warps = 128, max(16, triton.next_power_of_2(M)), 64, 6, 4
+        args = (w, a, c, bias, N, M, K, w.stride(0), a.stride(0), c.stride(0))
+    else:
+        tile_r, tile_c, block_k, stages, warps = 128, 256, 64, 3, 8
+        args = (a, w, c, bias, M, N, K, a.stride(0), w.stride(0), c.stride(0))
+    tiles = triton.cdiv(args[4], tile_r) * triton.cdiv(args[5], tile_c)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
+    grid = (min(sms, tiles),)
+    meta = dict(TILE_R=tile_r, TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=stages, W_KMAJOR=w_kmajor,
+                SWAP_AB=swap, HAS_BIAS=bias is not None, num_warps=warps)
+    if warmup:
+        return triton_jit.jit(matmul_gluon.matmul_ws_kernel).warmup(*args, grid=grid, **meta)
+    if triton_itself:
+        return matmul_gluon.matmul_ws_kernel[grid](*args, **meta)
+    return triton_jit.jit(matmul_gluon.matmul_ws_kernel)[grid](*args, **meta)
+
+
+@requires_gpu
+def test_gluon_launches_match_tritons_bit_for_bit():
+    x = torch.randn(256, 64, device="cuda", dtype=torch.float16)
+    theirs, ours = torch.empty_like(x), torch.empty_like(x)
+    gluon_kernels.copy_tile[(4,)](descriptor(x, [64, 64]), descriptor(theirs, [64, 64]))
+    triton_jit.jit(gluon_kernels.copy_tile)[(4,)](descriptor(x, [64, 64]), descriptor(ours, [64, 64]))
+    torch.cuda.synchronize()
+    assert torch.equal(theirs, x) and torch.equal(ours, x)
+    y = torch.randn(5000, device="cuda")
+    out = torch.empty_like(y)
+    triton_jit.jit(gluon_kernels.specialized_add_one)[(triton.cdiv(5000, 128),)](y, out, 5000, BLOCK=128)
+    torch.cuda.synchronize()
+    assert torch.equal(out, y + 1)
+
+
+GEMM_SHAPES = [(1, 4096, 4096), (7, 14336, 4096), (16, 4096, 14336), (64, 6144, 4096), (128, 4096, 4096),
+               (1000, 1000, 2000), (2048, 4096, 4096), (4096, 14336, 4096)]
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("w_kmajor", [True, False])
+@pytest.mark.parametrize("M, N, K", GEMM_SHAPES)
+def test_the_hopper_gemm_matches_torch(M, N, K, w_kmajor, dtype):
+    if torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon GEMM is Hopper's")
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    torch.manual_seed(M * 7 + N + K)
+    a = torch.randn(M, K, device="cuda", dtype=dtype)
+    w = torch.randn(N, K, device="cuda", dtype=dtype) / K**0.5
+    bias = torch.randn(N, device="cuda", dtype=dtype)
+    weight = w if w_kmajor else w.t().contiguous()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+    launch_gemm(a, weight, c, w_kmajor, bias=bias)
+    reference = (a.double() @ w.double().t() + bias.double())
+    error = ((c.double() - reference).norm() / reference.norm()).item()
+    assert error < 1e-2, error
+    theirs = torch.full_like(c, float("nan"))
+    launch_gemm(a, weight, theirs, w_kmajor, bias=bias, triton_itself=True)
+    torch.cuda.synchronize()
+    assert torch.equal(c, theirs)  # the runtime launches what Triton launches
