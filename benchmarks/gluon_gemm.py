@@ -34,9 +34,12 @@ def configs(M):
     if M <= 64:
         tile_c = max(16, triton.next_power_of_2(M))
         return [(f"swap {r}x{tile_c}x{k} s{s}", dict(swap=True, tile_r=r, tile_c=tile_c, block_k=k, stages=s, warps=4))
-                for r, k, s in ((64, 128, 6), (128, 64, 6), (64, 64, 8))]
+                for r, k, s in ((64, 128, 8), (64, 64, 8), (128, 128, 6))]
+    if M <= 256:
+        return [(f"{r}x{c}x64 s{s} w4", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=4))
+                for r, c, s in ((64, 64, 8), (64, 128, 6), (128, 128, 4))]
     return [(f"{r}x{c}x64 s{s} w{w}", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=w))
-            for r, c, s, w in ((128, 256, 3, 8), (128, 128, 4, 8), (128, 128, 5, 4))]
+            for r, c, s, w in ((128, 256, 3, 8), (128, 128, 4, 4), (64, 128, 6, 4))]
 
 
 def launcher(kernel, a, w, c, cfg, sms):

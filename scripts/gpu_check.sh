@@ -188,7 +188,7 @@ if want gluon; then
   if command -v compute-sanitizer > /dev/null; then
     TRITON_JIT_BUILD_DIR="$build" timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
       "$TRITON_JIT_PYTHON" -m pytest -q -p no:cacheprovider "$root/tests/python/test_gluon.py" \
-      -k "bit_for_bit or (matches_torch and bfloat16 and True and (1-4096 or 128-4096 or 1000))" \
+      -k "bit_for_bit or (matches_torch and bf16 and kmajor and (1x4096x4096 or 128x4096x4096 or 1000x1000x2000))" \
       > "$out/memcheck-gluon.txt" 2>&1
     echo "memcheck test_gluon: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-gluon.txt") errors)"
     tail -n 3 "$out/memcheck-gluon.txt"

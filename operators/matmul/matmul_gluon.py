@@ -48,6 +48,12 @@ def wgmma_layout(rows, cols, num_warps, operand_bits):
     return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=warps, instr_shape=[16, n, 256 // operand_bits])
 
 
+@gluon.constexpr_function
+def nvmma_layout(block_shape, dtype):
+    """The shared-memory layout TMA and wgmma read a [rows, cols] block of dtype through."""
+    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
+
+
 @gluon.jit
 def _tile_of(t, num_pid_m, num_pid_n, GROUP_M: gl.constexpr):
     """Tile t in grouped order: GROUP_M rows of tiles, column by column."""
@@ -67,7 +73,12 @@ def _advance(index, phase, NUM_STAGES: gl.constexpr):
 
 
 @gluon.jit
-def _producer(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
+def _stage_before(index, NUM_STAGES: gl.constexpr):
+    return gl.where(index == 0, NUM_STAGES - 1, index - 1)
+
+
+@gluon.jit
+def _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
               TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
               W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
     # Tiles are [TILE_R, TILE_C] of the accumulator: rows of A (or of the weight when SWAP_AB).
@@ -97,7 +108,7 @@ def _producer(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_
 
 
 @gluon.jit
-def _consumer(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, ROWS, COLS, K,
+def _mma_loop(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, ROWS, COLS, K,
               TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
               NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr,
               num_warps: gl.constexpr):
@@ -109,13 +120,12 @@ def _consumer(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, 
     index = gl.to_tensor(0)
     phase = gl.to_tensor(0)
     if not SWAP_AB:
-        c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], c_desc.layout)
+        c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], nvmma_layout([TILE_R, TILE_C], dtype))
     for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
         pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
         off_r = pid_r * TILE_R
         off_c = pid_c * TILE_C
         acc = gl.zeros((TILE_R, TILE_C), dtype=gl.float32, layout=acc_layout)
-        previous = index
         k_tiles = gl.cdiv(K, BLOCK_K)
         for kk in range(k_tiles):
             mbarrier.wait(ready.index(index), phase)
@@ -125,13 +135,15 @@ def _consumer(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, 
                 w_tile = w_bufs.index(index)
             acc = warpgroup_mma(x_bufs.index(index), w_tile, acc, is_async=True, use_acc=kk > 0)
             # At most one wgmma in flight: the one before has read its stage, which is free again.
+            # The stage is derived from this one rather than carried in a second loop variable:
+            # Triton 3.6 compiled such a carried stage as loop-invariant, and the ring deadlocked
+            # on its second wrap.
             acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc, ))
-            if kk > 0:
-                mbarrier.arrive(empty.index(previous), count=1)
-            previous = index
+            mbarrier.arrive(empty.index(_stage_before(index, NUM_STAGES)), count=1, pred=kk > 0)
             index, phase = _advance(index, phase, NUM_STAGES)
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
-        mbarrier.arrive(empty.index(previous), count=1)  # the producer loads the next tile meanwhile
+        # The last stage is free; the producer is loading the next tile's meanwhile.
+        mbarrier.arrive(empty.index(_stage_before(index, NUM_STAGES)), count=1, pred=k_tiles > 0)
 
         if SWAP_AB:
             # acc is C^T: rows index N (the weight's), columns index M (tokens). Few tokens: store
@@ -158,10 +170,66 @@ def _consumer(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, 
         tma.store_wait(pendings=0)
 
 
-@gluon.constexpr_function
-def nvmma_layout(block_shape, dtype):
-    """The shared-memory layout TMA and wgmma read a [rows, cols] block of dtype through."""
-    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
+@gluon.jit
+def _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R: gl.constexpr, TILE_C: gl.constexpr,
+                         BLOCK_K: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+    dtype: gl.constexpr = x_ptr.dtype.element_ty
+    x_desc = tma.make_tensor_descriptor(x_ptr, [ROWS, K], [stride_x, 1], [TILE_R, BLOCK_K],
+                                        nvmma_layout([TILE_R, BLOCK_K], dtype))
+    if SWAP_AB or W_KMAJOR:
+        w_desc = tma.make_tensor_descriptor(w_ptr, [COLS, K], [stride_w, 1], [TILE_C, BLOCK_K],
+                                            nvmma_layout([TILE_C, BLOCK_K], dtype))
+    else:
+        w_desc = tma.make_tensor_descriptor(w_ptr, [K, COLS], [stride_w, 1], [BLOCK_K, TILE_C],
+                                            nvmma_layout([BLOCK_K, TILE_C], dtype))
+    return x_desc, w_desc
+
+
+@gluon.jit
+def _producer(x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
+              TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
+              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+    # The warps that issue a TMA make its tensor map: a map written by other warps would need
+    # their proxy fences to reach this one.
+    x_desc, w_desc = _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R, TILE_C, BLOCK_K,
+                                          W_KMAJOR, SWAP_AB)
+    _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
+               NUM_STAGES, W_KMAJOR, SWAP_AB)
+
+
+@gluon.jit
+def _consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R: gl.constexpr,
+              TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
+              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
+    dtype: gl.constexpr = x_bufs.dtype
+    if SWAP_AB:
+        c_desc = 0  # not used: a swapped tile is stored from registers
+    else:
+        c_desc = tma.make_tensor_descriptor(c_ptr, [ROWS, COLS], [stride_c, 1], [TILE_R, TILE_C],
+                                            nvmma_layout([TILE_R, TILE_C], dtype))
+    _mma_loop(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K,
+              GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)
+
+
+@gluon.jit
+def _ring(dtype: gl.constexpr, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr,
+          NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, CONSUMER_WARPS: gl.constexpr):
+    """The shared-memory stages of both operands and their ready/empty barriers. A partition's
+    mbarrier.arrive is one arrival per warp on sm_90: a stage is empty once every consumer warp
+    has arrived, ready once the producer's one warp has (with the bytes of both loads)."""
+    x_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, TILE_R, BLOCK_K], nvmma_layout([TILE_R, BLOCK_K], dtype))
+    if SWAP_AB or W_KMAJOR:
+        w_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, TILE_C, BLOCK_K],
+                                           nvmma_layout([TILE_C, BLOCK_K], dtype))
+    else:
+        w_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_K, TILE_C],
+                                           nvmma_layout([BLOCK_K, TILE_C], dtype))
+    ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(NUM_STAGES):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=1)
+    return x_bufs, w_bufs, ready, empty
 
 
 @gluon.jit
@@ -173,31 +241,35 @@ def matmul_ws_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_x, str
     x is its rows' operand, [ROWS, K] (A, or the weight when SWAP_AB); w its columns', [COLS, K]
     when K-major or swapped (the weight, or A), else [K, COLS]; c is C, [M, N], row stride
     stride_c. Rows of x and w are stride_x and stride_w apart; their last dimension is contiguous.
-    The tensor maps are made on the device, once a program."""
-    dtype: gl.constexpr = x_ptr.dtype.element_ty
-    x_desc = tma.make_tensor_descriptor(x_ptr, [ROWS, K], [stride_x, 1], [TILE_R, BLOCK_K],
-                                        nvmma_layout([TILE_R, BLOCK_K], dtype))
-    if SWAP_AB or W_KMAJOR:
-        w_desc = tma.make_tensor_descriptor(w_ptr, [COLS, K], [stride_w, 1], [TILE_C, BLOCK_K],
-                                            nvmma_layout([TILE_C, BLOCK_K], dtype))
-    else:
-        w_desc = tma.make_tensor_descriptor(w_ptr, [K, COLS], [stride_w, 1], [BLOCK_K, TILE_C],
-                                            nvmma_layout([BLOCK_K, TILE_C], dtype))
-    if SWAP_AB:
-        c_desc = x_desc  # not used: a swapped tile is stored from registers
-    else:
-        c_desc = tma.make_tensor_descriptor(c_ptr, [ROWS, COLS], [stride_c, 1], [TILE_R, TILE_C],
-                                            nvmma_layout([TILE_R, TILE_C], dtype))
-    x_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES] + x_desc.block_type.shape, x_desc.layout)
-    w_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES] + w_desc.block_type.shape, w_desc.layout)
-    ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
-    for i in gl.static_range(NUM_STAGES):
-        mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=1)
+    The tensor maps are made on the device, once a program, by the partition that uses them."""
+    x_bufs, w_bufs, ready, empty = _ring(x_ptr.dtype.element_ty, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, W_KMAJOR,
+                                         SWAP_AB, num_warps)
     gl.warp_specialize([
-        (_consumer, (x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
+        (_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K,
+                     GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)),
+        (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
+                     BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB)),
+    ], [1], [40])
+
+
+@gluon.jit
+def matmul_ws_desc_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, ROWS, COLS, K, stride_c, GROUP_M: gl.constexpr,
+                          NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr,
+                          HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
+    """matmul_ws_kernel over host tensor descriptors (Gluon's TensorDescriptor, NVMMA layouts):
+    x_desc [ROWS, K] in [TILE_R, BLOCK_K] blocks, w_desc as matmul_ws_kernel's w, c_desc C in
+    [TILE_R, TILE_C] blocks (any descriptor when SWAP_AB: c_ptr is written instead)."""
+    TILE_R: gl.constexpr = x_desc.block_type.shape[0]
+    BLOCK_K: gl.constexpr = x_desc.block_type.shape[1]
+    if SWAP_AB or W_KMAJOR:
+        TILE_C: gl.constexpr = w_desc.block_type.shape[0]
+    else:
+        TILE_C: gl.constexpr = w_desc.block_type.shape[1]
+    x_bufs, w_bufs, ready, empty = _ring(x_desc.dtype, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, W_KMAJOR, SWAP_AB,
+                                         num_warps)
+    gl.warp_specialize([
+        (_mma_loop, (x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
                      BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)),
-        (_producer, (x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
-                     NUM_STAGES, W_KMAJOR, SWAP_AB)),
+        (_load_loop, (x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
+                      NUM_STAGES, W_KMAJOR, SWAP_AB)),
     ], [1], [40])

@@ -104,10 +104,11 @@ def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton
     N = w.shape[0] if w_kmajor else w.shape[1]
     swap = (M <= 64 and w_kmajor) if swap_ab is None else swap_ab
     if swap:
-        tile_r, tile_c, block_k, stages, warps = 128, max(16, triton.next_power_of_2(M)), 64, 6, 4
+        tile_r, tile_c, block_k, stages, warps = 64, max(16, triton.next_power_of_2(M)), 128, 8, 4
         args = (w, a, c, bias, N, M, K, w.stride(0), a.stride(0), c.stride(0))
     else:
-        tile_r, tile_c, block_k, stages, warps = 128, 256, 64, 3, 8
+        # The tiles measured fastest on the H200 (measurements/gluon/2026-12-04-gemm-first-look.txt).
+        tile_r, tile_c, block_k, stages, warps = (64, 64, 64, 8, 4) if M <= 256 else (128, 256, 64, 3, 8)
         args = (a, w, c, bias, M, N, K, a.stride(0), w.stride(0), c.stride(0))
     tiles = triton.cdiv(args[4], tile_r) * triton.cdiv(args[5], tile_c)
     sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
@@ -141,9 +142,9 @@ GEMM_SHAPES = [(1, 4096, 4096), (7, 14336, 4096), (16, 4096, 14336), (64, 6144, 
 
 
 @requires_gpu
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-@pytest.mark.parametrize("w_kmajor", [True, False])
-@pytest.mark.parametrize("M, N, K", GEMM_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("w_kmajor", [True, False], ids=["kmajor", "nmajor"])
+@pytest.mark.parametrize("M, N, K", GEMM_SHAPES, ids=[f"{m}x{n}x{k}" for m, n, k in GEMM_SHAPES])
 def test_the_hopper_gemm_matches_torch(M, N, K, w_kmajor, dtype):
     if torch.cuda.get_device_capability()[0] != 9:
         pytest.skip("the Gluon GEMM is Hopper's")
