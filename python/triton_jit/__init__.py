@@ -10,6 +10,7 @@ interpreter, with its Triton.
     triton_jit.set_cache_dir("/var/cache/my_app/kernels")
     triton_jit.warmup(torch.float16)      # compile ahead, no GPU needed
     python -m triton_jit.aot manifest.json -o bundle/
+    triton_jit.install()                  # every kernel[grid](...) in the process through the runtime
 """
 import importlib.metadata as _metadata
 import os as _os
@@ -58,6 +59,10 @@ _load_operators(LIBRARY)
 ops = _torch.ops.triton_jit
 
 from .launch import CompileError, DriverError, Kernel, Launcher, LaunchMeta, jit, load  # noqa: E402  (after torch's libraries)
+from .redirect import install, installed, uninstall  # noqa: E402
+
+if _os.environ.get("TRITON_JIT_INSTALL", "") not in ("", "0"):  # a program one cannot edit (see redirect.py)
+    install()
 
 
 def warmup(dtype):

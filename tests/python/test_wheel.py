@@ -138,6 +138,14 @@ print("signature:", k.warmup(x, x, x, 64, BLOCK=64)["signature"])
     assert "signature: x_ptr: *fp32:16, y_ptr: *fp32:16, out_ptr: *fp32:16, n: i32:16, BLOCK=64" in out, out
 
 
+def test_the_environment_variable_installs_the_redirect_at_interpreter_start(venv, tmp_path):
+    # The wheel's .pth imports triton_jit at start when TRITON_JIT_INSTALL is set, and only then.
+    probe = "import sys; print('installed:', 'triton_jit' in sys.modules and sys.modules['triton_jit'].installed())"
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    assert "installed: True" in run(venv, "-c", probe, env=dict(env, TRITON_JIT_INSTALL="1"), cwd=tmp_path)
+    assert "installed: False" in run(venv, "-c", probe, env=env, cwd=tmp_path)
+
+
 def test_the_wheel_records_no_build_paths_and_finds_its_environments_python(venv, tmp_path):
     package = run(venv, "-c", "import os, triton_jit; print(os.path.dirname(triton_jit.__file__))",
                   env=dict(os.environ, CUDA_VISIBLE_DEVICES=""), cwd=tmp_path).strip().splitlines()[-1]

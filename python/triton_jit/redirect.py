@@ -1,0 +1,153 @@
+"""`install()`: every `kernel[grid](...)` of a Triton kernel in this process launched by this
+runtime, with no edit to the code that launches it.
+
+Triton's launchers stay Triton's objects: `install()` replaces `KernelInterface.__getitem__`
+(the `kernel[grid]` of JITFunction, Autotuner and Heuristics), so `isinstance`,
+`torch.library.wrap_triton`, `triton_op` and `torch.compile` see what they saw before, and
+Inductor's own launches, which never go through `kernel[grid]`, are untouched. A kernel is served
+by `triton_jit.jit(kernel)`: the runtime's specialisation, variants, cache, autotuning and
+heuristics. What it cannot serve identically goes to Triton's own launch:
+
+- a kernel `jit()` refuses (not a module-level name of its module, a closure, a decorator the
+  runtime cannot translate, a kernel the runtime cannot compile): that kernel, from then on,
+  logged once at INFO on the "triton_jit" logger with the reason;
+- a call whose arguments the runtime refuses: that call (Triton then raises its own error, or
+  launches what it accepts);
+- every call while one of Triton's launch or compile hooks is set, so that the hooks fire.
+
+    import triton_jit
+    triton_jit.install()      # or TRITON_JIT_INSTALL=1 in the environment of an unedited program
+    ...                       # the program's own kernel[grid](...) calls
+    triton_jit.uninstall()
+"""
+import logging
+import threading
+import weakref
+
+_log = logging.getLogger("triton_jit")
+_lock = threading.Lock()
+_patched = {}  # class -> its own __getitem__ before install() (None: it inherited one)
+_served = weakref.WeakKeyDictionary()  # Triton kernel object -> our Kernel, or None: Triton's launch
+_NOT_SEEN = object()
+
+
+def installed():
+    return bool(_patched)
+
+
+def _is_set(hook):
+    """A hook knob holds None, a function, or (3.5 and newer, launch hooks) a chain of them."""
+    return hook is not None and bool(getattr(hook, "calls", True))
+
+
+def _hook_readers():
+    """Functions that say whether each of Triton's launch and compile hooks is set, for the hooks
+    this Triton has (triton.knobs.runtime since 3.4; class attributes before)."""
+    readers = []
+    try:
+        from triton import knobs
+        runtime = knobs.runtime
+        for name in ("launch_enter_hook", "launch_exit_hook", "jit_cache_hook", "jit_post_compile_hook"):
+            if hasattr(runtime, name):
+                readers.append(lambda name=name: _is_set(getattr(runtime, name)))
+    except (ImportError, AttributeError):
+        pass
+    if not readers:  # Triton 3.3
+        from triton.compiler.compiler import CompiledKernel
+        from triton.runtime.jit import JITFunction
+        for owner, name in ((CompiledKernel, "launch_enter_hook"), (CompiledKernel, "launch_exit_hook"),
+                            (JITFunction, "cache_hook"), (JITFunction, "compiled_hook")):
+            if hasattr(owner, name):
+                readers.append(lambda owner=owner, name=name: _is_set(getattr(owner, name)))
+    return tuple(readers)
+
+
+def _serve(obj):
+    """Our launcher for a Triton kernel object, or None when Triton's launch keeps it."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    from triton.runtime.jit import JITFunction
+
+    from .launch import jit
+    kernel = None
+    if not isinstance(obj, (JITFunction, Autotuner, Heuristics)):
+        reason = f"a {type(obj).__name__}, not a JITFunction, Autotuner or Heuristics"
+    else:
+        try:
+            kernel = jit(obj)
+            reason = None
+        except Exception as error:  # noqa: BLE001  (any refusal keeps Triton's launch)
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+    if kernel is None:
+        _refuse(obj, reason)
+    else:
+        _served[obj] = kernel
+    return kernel
+
+
+def _refuse(obj, reason):
+    _served[obj] = None
+    name = getattr(getattr(obj, "fn", obj), "__name__", type(obj).__name__)
+    _log.info("triton_jit.install: %s keeps Triton's launch: %s", name, reason)
+
+
+class _Launch:
+    """What `kernel[grid]` returns once installed: our launch, or Triton's for a call we refuse."""
+    __slots__ = ("launcher", "kernel", "grid", "original")
+
+    def __init__(self, launcher, kernel, grid, original):
+        self.launcher = launcher
+        self.kernel = kernel
+        self.grid = grid
+        self.original = original
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self.launcher(*args, **kwargs)
+        except (TypeError, ValueError, OverflowError):
+            pass  # arguments the runtime does not take: Triton's launch takes them or says why not
+        except Exception as error:  # noqa: BLE001  (a compile or load refused: the kernel goes back to Triton)
+            from .launch import CompileError, DriverError
+            if not isinstance(error, (CompileError, DriverError)):
+                raise
+            _refuse(self.kernel, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+        return self.original(self.kernel, self.grid)(*args, **kwargs)
+
+
+def install():
+    """From now on, `kernel[grid](...)` of every Triton kernel runs through this runtime."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    from triton.runtime.jit import JITFunction, KernelInterface
+    with _lock:
+        if _patched:
+            return
+        hooks_set = _hook_readers()
+        base = KernelInterface.__getitem__
+
+        def make(original):
+            def __getitem__(self, grid):
+                kernel = _served.get(self, _NOT_SEEN)
+                if kernel is _NOT_SEEN:
+                    kernel = _serve(self)
+                if kernel is None or any(set_() for set_ in hooks_set):
+                    return original(self, grid)
+                return _Launch(kernel[grid], self, grid, original)
+            __getitem__.__doc__ = original.__doc__
+            __getitem__.__wrapped__ = original
+            return __getitem__
+
+        _patched[KernelInterface] = base
+        KernelInterface.__getitem__ = make(base)
+        for cls in (JITFunction, Autotuner, Heuristics):  # any that defines its own
+            own = cls.__dict__.get("__getitem__")
+            if own is not None:
+                _patched[cls] = own
+                cls.__getitem__ = make(own)
+
+
+def uninstall():
+    """Triton's own launch again for every kernel; what install() replaced is put back as it was."""
+    with _lock:
+        for cls, original in _patched.items():
+            cls.__getitem__ = original
+        _patched.clear()
+        _served.clear()
