@@ -4,12 +4,15 @@ linear layers of Llama-3-8B and Qwen2.5-7B, M = 1 to 8192 tokens, bf16, side by 
 Both are timed as CUDA graphs of 20 launches (triton.testing.do_bench_cudagraph, median), each
 launch on its own copy of the weight (rotated, so that a weight is read from HBM, not the 60 MB
 L2); ours launched through the runtime's Python entry. For each shape the fastest of a few tile
-configurations is kept and named. Prints a table; with --out DIR also writes gemm.txt and
-gemm.png (TFLOP/s against M, ours beside cuBLAS).
+configurations is kept and named. Prints a table; with --out DIR also writes gemm.txt, the rows
+as gemm.json and, where matplotlib is installed, gemm.png (TFLOP/s against M, ours beside cuBLAS).
+--plot redraws the PNG from a gemm.json on a machine without a GPU.
 
     python benchmarks/gluon_gemm.py [--quick] [--out DIR]
+    python benchmarks/gluon_gemm.py --plot DIR/gemm.json
 """
 import argparse
+import json
 import os
 import sys
 
@@ -33,8 +36,10 @@ def configs(M):
     """(name, launch keyword arguments) to try for M tokens."""
     if M <= 64:
         tile_c = max(16, triton.next_power_of_2(M))
+        shapes = [(r, k, matmul_gluon.stages_that_fit(r, tile_c, k, 2, most)) for r, k, most in ((64, 128, 8), (64, 64, 8),
+                                                                                               (128, 128, 6))]
         return [(f"swap {r}x{tile_c}x{k} s{s}", dict(swap=True, tile_r=r, tile_c=tile_c, block_k=k, stages=s, warps=4))
-                for r, k, s in ((64, 128, 8), (64, 64, 8), (128, 128, 6))]
+                for r, k, s in shapes]
     if M <= 256:
         return [(f"{r}x{c}x64 s{s} w4", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=4))
                 for r, c, s in ((64, 64, 8), (64, 128, 6), (128, 128, 4))]
@@ -70,11 +75,16 @@ def rotated(fns):
 
 
 def main():
-    import triton_jit
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="Llama-3-8B only, M = 1, 128, 2048")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--plot", metavar="GEMM_JSON", help="draw gemm.png beside a gemm.json and exit")
     options = parser.parse_args()
+    if options.plot:
+        with open(options.plot) as f:
+            plot([tuple(r) for r in json.load(f)["rows"]], os.path.join(os.path.dirname(options.plot), "gemm.png"))
+        return
+    import triton_jit
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     kernel = triton_jit.jit(matmul_gluon.matmul_ws_kernel)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -133,7 +143,13 @@ def main():
         with open(os.path.join(options.out, "gemm.txt"), "w") as f:
             f.write(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}, triton {triton.__version__}\n")
             f.write("\n".join(lines) + "\n")
-        plot(rows, os.path.join(options.out, "gemm.png"))
+        with open(os.path.join(options.out, "gemm.json"), "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+                       "triton": triton.__version__, "rows": rows}, f)
+        try:
+            plot(rows, os.path.join(options.out, "gemm.png"))
+        except ImportError:
+            print("no matplotlib here: draw gemm.png with --plot gemm.json", flush=True)
 
 
 def plot(rows, path):

@@ -29,6 +29,18 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                               warpgroup_mma_wait)
 
 
+# Shared memory one block may opt into on sm_90 (227 KB), less a reserve for the mbarriers.
+SHARED_MEMORY_BYTES = 232448 - 1024
+
+
+def stages_that_fit(tile_r, tile_c, block_k, element_bytes, most=8):
+    """The deepest ring of at most `most` stages that fits in shared memory beside the epilogue's
+    buffer: a decode tile of 64 x 64 x 128 holds six stages, not eight."""
+    stage = (tile_r + tile_c) * block_k * element_bytes
+    epilogue = tile_r * tile_c * element_bytes
+    return max(2, min(most, (SHARED_MEMORY_BYTES - epilogue) // stage))
+
+
 @gluon.constexpr_function
 def wgmma_layout(rows, cols, num_warps, operand_bits):
     """The accumulator layout of a [rows, cols] wgmma tile on num_warps warps: warpgroups stacked

@@ -131,20 +131,23 @@ def test_the_environment_variable_installs_at_import():
 
 
 @requires_gpu
-def test_an_unedited_call_runs_through_the_runtime_with_tritons_results(installed):
+def test_an_unedited_call_runs_through_the_runtime_with_tritons_results(installed, monkeypatch):
     x = torch.randn(5000, device="cuda")
     y = torch.randn(5000, device="cuda")
     ours, theirs = torch.empty_like(x), torch.empty_like(x)
-    served = triton_jit.jit(kernels.add)
-    hits = served.stats()["hits"] if "hits" in served.stats() else None
+    # Triton's own launch, counted: installed, the calls must not reach it.
+    tritons_runs = []
+    tritons_run = type(kernels.add).run
+    monkeypatch.setattr(type(kernels.add), "run",
+                        lambda self, *a, **k: tritons_runs.append(1) or tritons_run(self, *a, **k))
     for _ in range(3):
         kernels.add[(triton.cdiv(5000, 1024),)](x, y, ours, 5000, BLOCK=1024)
+    assert tritons_runs == []
     triton_jit.uninstall()
     kernels.add[(triton.cdiv(5000, 1024),)](x, y, theirs, 5000, BLOCK=1024)
+    assert tritons_runs == [1]
     torch.cuda.synchronize()
     assert torch.equal(ours, theirs) and torch.equal(ours, x + y)
-    if hits is not None:
-        assert served.stats()["hits"] >= hits + 2
     triton_jit.install()
     out = torch.empty_like(x)
     kernels.tuned_add[lambda meta: (triton.cdiv(5000, meta["BLOCK"]),)](x, y, out, 5000)
