@@ -24,6 +24,7 @@ import triton_jit_compile  # noqa: E402
 import gluon_kernels  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "operators", "matmul"))
+sys.path.insert(0, os.path.join(ROOT, "operators", "attention"))
 import matmul_gluon  # noqa: E402
 
 
@@ -104,7 +105,8 @@ def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton
     N = w.shape[0] if w_kmajor else w.shape[1]
     swap = (M <= 64 and w_kmajor) if swap_ab is None else swap_ab
     if swap:
-        tile_r, tile_c, block_k, stages, warps = 64, max(16, triton.next_power_of_2(M)), 128, 8, 4
+        tile_r, tile_c, block_k, warps = 64, max(16, triton.next_power_of_2(M)), 128, 4
+        stages = matmul_gluon.stages_that_fit(tile_r, tile_c, block_k, a.element_size())
         args = (w, a, c, bias, N, M, K, w.stride(0), a.stride(0), c.stride(0))
     else:
         # The tiles measured fastest on the H200 (measurements/gluon/2026-12-04-gemm-first-look.txt).
@@ -163,3 +165,41 @@ def test_the_hopper_gemm_matches_torch(M, N, K, w_kmajor, dtype):
     launch_gemm(a, weight, theirs, w_kmajor, bias=bias, triton_itself=True)
     torch.cuda.synchronize()
     assert torch.equal(c, theirs)  # the runtime launches what Triton launches
+
+
+COMPILE_ATTENTION = r"""
+import json, os, sys
+sys.path[:0] = sys.argv[1:3]
+import torch, triton_jit, attention_gluon
+out = {}
+for d, dtype, causal in ((128, torch.bfloat16, True), (64, torch.float16, False), (256, torch.bfloat16, True)):
+    q, o = torch.empty(300, 32, d, dtype=dtype), torch.empty(300, 32, d, dtype=dtype)
+    k, v = torch.empty(300, 8, d, dtype=dtype), torch.empty(300, 8, d, dtype=dtype)
+    cu = torch.tensor([0, 100, 300], dtype=torch.int32)
+    # What attention.cpp passes on Hopper (run_gluon_prefill).
+    block_n, stages = (64, 2) if d == 256 else (128, 3)
+    info = triton_jit.jit(attention_gluon.attention_fwd_pingpong_kernel).warmup(
+        q, k, v, o, cu, cu, 0.1275, q.stride(0), q.stride(1), k.stride(0), k.stride(1), v.stride(0), v.stride(1),
+        o.stride(0), o.stride(1), 300, 300, GROUP=4, HEAD_DIM=d, CAUSAL=causal, BLOCK_M=128, BLOCK_N=block_n,
+        NUM_STAGES=stages, num_warps=4, grid=None)
+    out[f"d={d} {dtype} causal={causal}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"],
+                                             "shared": info.get("shared")}
+print(json.dumps(out))
+"""
+
+
+def test_the_hopper_attention_compiles_with_the_wrappers_arguments(tmp_path):
+    import json
+    import subprocess
+    env = dict(os.environ, TRITON_JIT_KEEP_IR="1", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"),
+               TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="")
+    result = subprocess.run([sys.executable, "-c", COMPILE_ATTENTION, os.path.join(BUILD, "python"),
+                             os.path.join(ROOT, "operators", "attention")], env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    for case, info in json.loads(result.stdout.strip().splitlines()[-1]).items():
+        ptx = info["ptx"]
+        assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx and "setmaxnreg" in ptx, case
+        # Two consumer warpgroups of 4 warps and the producer's warp, rounded up to a warpgroup.
+        assert info["num_warps"] == 12, (case, info["num_warps"])
+        assert info["shared"] is None or info["shared"] <= 232448, (case, info["shared"])

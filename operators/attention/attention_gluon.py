@@ -1,0 +1,355 @@
+"""Hopper (sm_90) prefill attention in Gluon, FlashAttention-3's structure: the semantics of
+attention.py's prefill_kernel (flash-attn's varlen layout: q [total_q, heads, D], k and v
+[total_k, kv_heads, D], cu_seqlens_q and cu_seqlens_k int32 [batch + 1]; query head h reads KV
+head h // GROUP; causal masks aligned to the bottom right, query i of a sequence seeing keys
+j <= i + k_len - q_len; a query that sees no key is zero; softmax in base 2 with the scale folded
+with log2(e); fp32 accumulation), with the data movement and the matrix products of Hopper.
+
+One program per (block of BLOCK_M queries, query head, sequence), as prefill_kernel's grid. Q, K
+and V are seen as 2-D tensors [tokens, heads * D] (their token strides as given, D contiguous);
+a block of keys of KV head g is the box at (first row, g * D). The tensor maps are made on the
+device from pointers and strides, so the C++ caller passes what it passes to prefill_kernel
+(and a global scratch for the maps, as Triton's launcher allocates one). Each program is
+warp-specialized:
+
+- a producer partition of one warp (few registers) loads the query tile once, then the key and
+  value tiles of its sequence with TMA into a ring of NUM_STAGES shared-memory stages; the keys
+  and the values of a stage have their own `ready` mbarrier (the product with the keys need not
+  wait for the values), and one `empty` mbarrier says the consumers are done with both. Rows past
+  the sequence's end belong to the next sequence (or are TMA's zeros past the tensor's end): their
+  scores are masked, and their values are multiplied by p = 0;
+- the default partition (num_warps = 8: two warpgroups of 64 query rows each) computes
+  S = Q K^T with asynchronous wgmma (Q and K from shared memory, K^T as a permuted view), the
+  online softmax in registers (exp2, running maximum and sum), and O += P V with P, converted to
+  the input's type, as wgmma's register operand. Its loop overlaps as FlashAttention-3's
+  intra-warpgroup pipelining does: the product S_j = Q K_j^T and O += P_{j-1} V_{j-1} are issued
+  back to back, the softmax of S_j runs while the second is in flight, and stage j-1 goes back to
+  the producer once that product has completed. Stages are derived from the block's number (no
+  carried stage index: see matmul_gluon.py on the ring that deadlocked).
+
+Causal programs visit keys only up to their last row's diagonal; blocks wholly below the diagonal
+and inside the sequence run without masks, the others (at the diagonal, at the sequence's end)
+with them. The output O / l is written through the query tile's shared memory (free once the last
+S is computed) and masked pointer stores of the rows inside the sequence: a TMA store would write
+the next sequence's rows of a varlen batch.
+
+attention_fwd_pingpong_kernel is the same program with its two warpgroups as two consumer
+partitions of 4 warps, each on its own 64-row half of the query block (its own query tile): they
+share the producer's stages (an `empty` barrier counts both releases) and synchronize only within
+themselves, so one warpgroup's softmax can overlap the other's products, as FlashAttention-3's
+ping-pong schedule intends (without its explicit ordering: Gluon 3.6 exposes no named barriers).
+In attention_fwd_kernel the two warpgroups are one partition, whose barriers (each stage's
+release, the compiler's) hold them in step.
+
+launch_config() gives the block sizes, stages and warps per head dim; the C++ op and the
+benchmarks mirror it. Each program makes three tensor maps in Triton's global scratch
+(metadata.global_scratch_size bytes a program; Triton's launcher takes it from the allocator of
+triton.set_allocator). Needs a Triton with Gluon (3.5 or newer) and sm_90.
+"""
+import triton
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+
+# The producer warp's register budget (setmaxnreg); the consumers get the rest of the file.
+PRODUCER_REGS = gl.constexpr(40)
+# The second consumer partition's of attention_fwd_pingpong_kernel; Triton gives the default
+# partition what is left of the file, 232 as well.
+PINGPONG_CONSUMER_REGS = gl.constexpr(232)
+
+
+def launch_config(head_dim, dtype_bytes, causal, max_seqlen_q, pingpong=False):
+    """BLOCK_M, BLOCK_N, NUM_STAGES and num_warps for attention_fwd_kernel (or, pingpong, for
+    attention_fwd_pingpong_kernel: the same blocks, half the warps); the grid is
+    (cdiv(max_seqlen_q, BLOCK_M), heads, batch). Shared memory: the query block and NUM_STAGES
+    stages of a key and a value tile, at most 227 KB on sm_90. causal and max_seqlen_q do not
+    change the choice today (kept so that callers need not change when they do)."""
+    del causal, max_seqlen_q
+    assert head_dim in (64, 128, 256), head_dim
+    assert dtype_bytes == 2, dtype_bytes
+    if head_dim == 64:
+        block_m, block_n, stages = 128, 128, 3  # 16 + 3 * 32 KB
+    elif head_dim == 128:
+        # 32 + 3 * 64 KB; measured on the H200 (measurements/gluon/2026-12-04-attention-sweep.txt):
+        # 1.00x SDPA's default at 16k where two stages took 1.06x, 1.09x at 1k (1.12x).
+        block_m, block_n, stages = 128, 128, 3
+    else:
+        block_m, block_n, stages = 128, 64, 2  # 64 + 2 * 64 KB
+    return dict(BLOCK_M=block_m, BLOCK_N=block_n, NUM_STAGES=stages, num_warps=block_m // (32 if pingpong else 16))
+
+
+@gluon.constexpr_function
+def wgmma_layout(rows, cols, num_warps, operand_bits):
+    """The accumulator layout of a [rows, cols] wgmma tile on num_warps warps: warpgroups stacked
+    along M first (each warp owns 16 whole rows, so row reductions stay inside a warp), the widest
+    instruction N that divides cols."""
+    warps = [4, 1]
+    while warps[0] * warps[1] < num_warps:
+        if rows > 16 * warps[0]:
+            warps[0] *= 2
+        else:
+            warps[1] *= 2
+    m_reps = triton.cdiv(rows, 16)
+    n_reps = triton.cdiv(num_warps, m_reps)
+    widest = max(cols // n_reps, 8)
+    n = 256
+    while n > widest or cols % n != 0:
+        n -= 8
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=warps, instr_shape=[16, n, 256 // operand_bits])
+
+
+@gluon.constexpr_function
+def nvmma_layout(block_shape, dtype):
+    """The shared-memory layout TMA and wgmma read a [rows, cols] block of dtype through."""
+    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
+
+
+@gluon.constexpr_function
+def store_layout(head_dim, num_warps):
+    """A blocked layout whose threads write 16 bytes each, rows of head_dim along the lanes."""
+    lanes = min(head_dim // 8, 32)
+    return gl.BlockedLayout(size_per_thread=[1, 8], threads_per_warp=[32 // lanes, lanes],
+                            warps_per_cta=[num_warps, 1], order=[1, 0])
+
+
+@gluon.jit
+def _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """This program's sequence: its first query and key rows, lengths, the number of key blocks
+    it visits, and how many of those (the first) need no mask."""
+    seq = gl.program_id(2)
+    m0 = gl.program_id(0) * BLOCK_M
+    q_row0 = gl.load(cu_q_ptr + seq)
+    q_len = gl.load(cu_q_ptr + seq + 1) - q_row0
+    k_row0 = gl.load(cu_k_ptr + seq)
+    k_len = gl.load(cu_k_ptr + seq + 1) - k_row0
+    if CAUSAL:
+        # Keys up to the last row's diagonal (rows past the sequence's end need none); the
+        # first row sees every key before m0 + 1 + k_len - q_len.
+        last = gl.minimum(m0 + BLOCK_M, q_len)
+        hi = gl.minimum(k_len, gl.maximum(last + k_len - q_len, 0))
+        whole = gl.minimum(k_len, gl.maximum(m0 + 1 + k_len - q_len, 0))
+    else:
+        hi = k_len
+        whole = k_len
+    return q_row0, q_len, k_row0, k_len, whole // BLOCK_N, gl.cdiv(hi, BLOCK_N)
+
+
+@gluon.jit
+def _load_partition(q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                    q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty, GROUP: gl.constexpr,
+                    HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                    NUM_STAGES: gl.constexpr, SPLIT_Q: gl.constexpr):
+    """The query tile (in two halves q_lo and q_hi when SPLIT_Q, else all in q_lo), then every key
+    block the consumers visit, in order, into the ring."""
+    dtype: gl.constexpr = q_ptr.dtype.element_ty
+    heads = gl.num_programs(1)
+    head = gl.program_id(1)
+    kv_col = (head // GROUP) * HEAD_DIM
+    q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M, BLOCK_N, CAUSAL)
+    # The warp that issues a TMA makes its tensor map: one written by other warps would need
+    # their proxy fences to reach this one.
+    Q_ROWS: gl.constexpr = BLOCK_M // 2 if SPLIT_Q else BLOCK_M
+    q_desc = tma.make_tensor_descriptor(q_ptr, [total_q, heads * HEAD_DIM], [stride_qt, 1], [Q_ROWS, HEAD_DIM],
+                                        nvmma_layout([Q_ROWS, HEAD_DIM], dtype))
+    k_desc = tma.make_tensor_descriptor(k_ptr, [total_k, (heads // GROUP) * HEAD_DIM], [stride_kt, 1],
+                                        [BLOCK_N, HEAD_DIM], nvmma_layout([BLOCK_N, HEAD_DIM], dtype))
+    v_desc = tma.make_tensor_descriptor(v_ptr, [total_k, (heads // GROUP) * HEAD_DIM], [stride_vt, 1],
+                                        [BLOCK_N, HEAD_DIM], nvmma_layout([BLOCK_N, HEAD_DIM], dtype))
+    q_row = q_row0 + gl.program_id(0) * BLOCK_M
+    if SPLIT_Q:
+        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_lo)
+        tma.async_copy_global_to_shared(q_desc, [q_row + Q_ROWS, head * HEAD_DIM], q_bar, q_hi)
+    else:
+        mbarrier.expect(q_bar, q_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_lo)
+    for j in range(n_blocks):
+        index = j % NUM_STAGES
+        # A fresh stage is free: the first wait of each (parity 1) passes.
+        mbarrier.wait(empty.index(index), ((j // NUM_STAGES) & 1) ^ 1)
+        row = k_row0 + j * BLOCK_N
+        mbarrier.expect(k_ready.index(index), k_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(k_desc, [row, kv_col], k_ready.index(index), k_bufs.index(index))
+        mbarrier.expect(v_ready.index(index), v_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(v_desc, [row, kv_col], v_ready.index(index), v_bufs.index(index))
+
+
+@gluon.jit
+def _softmax(s, m_i, l_i, j, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N: gl.constexpr,
+             CAUSAL: gl.constexpr):
+    """Block j's probabilities (unnormalized, against the new running maximum), the new maximum
+    and sum, and the factor that rescales what was accumulated before. The maximum is kept in
+    the scaled (log2) domain: m = max(s) * scale_log2."""
+    if j >= n_full:  # at the diagonal or the sequence's end
+        cols: gl.constexpr = gl.SliceLayout(0, s.type.layout)
+        offs_n = j * BLOCK_N + gl.arange(0, BLOCK_N, layout=cols)
+        keep = gl.expand_dims(offs_n, 0) < k_len
+        if CAUSAL:
+            keep = keep & (gl.expand_dims(offs_n, 0) <= gl.expand_dims(offs_m, 1) + (k_len - q_len))
+        s = gl.where(keep, s, float("-inf"))
+    m_new = gl.maximum(m_i, gl.max(s, 1) * scale_log2)
+    m_safe = gl.where(m_new == float("-inf"), 0.0, m_new)  # rows that saw no key yet
+    p = gl.exp2(s * scale_log2 - gl.expand_dims(m_safe, 1))
+    alpha = gl.exp2(m_i - m_safe)
+    l_i = l_i * alpha + gl.sum(p, 1)
+    return p, m_new, l_i, alpha
+
+
+@gluon.jit
+def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, q_bar,
+                       k_ready, v_ready, empty, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
+                       BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr):
+    """The rows of q_smem: the whole query block, or its half HALF (0 or 1). Either way the key
+    blocks are the whole query block's (the producer loads one sequence of stages for all
+    consumers, and each must release each stage): a half above the diagonal sees its last
+    blocks wholly masked."""
+    gl.static_assert(NUM_STAGES >= 2, "a stage is released a block after it is read: one stage would deadlock")
+    num_warps: gl.constexpr = gl.num_warps()
+    ROWS: gl.constexpr = q_smem.shape[0]
+    dtype: gl.constexpr = q_smem.dtype
+    s_layout: gl.constexpr = wgmma_layout(ROWS, BLOCK_N, num_warps, dtype.primitive_bitwidth)
+    o_layout: gl.constexpr = wgmma_layout(ROWS, HEAD_DIM, num_warps, dtype.primitive_bitwidth)
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout,
+                                                 k_width=32 // dtype.primitive_bitwidth)
+    s_rows: gl.constexpr = gl.SliceLayout(1, s_layout)
+    o_rows: gl.constexpr = gl.SliceLayout(1, o_layout)
+
+    q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M, BLOCK_N, CAUSAL)
+    m0 = gl.program_id(0) * BLOCK_M + HALF * ROWS
+    offs_m = m0 + gl.arange(0, ROWS, layout=s_rows)
+    m_i = gl.full([ROWS], float("-inf"), gl.float32, layout=s_rows)
+    l_i = gl.zeros([ROWS], gl.float32, layout=s_rows)
+    acc = gl.zeros([ROWS, HEAD_DIM], gl.float32, layout=o_layout)
+    s_init = gl.zeros([ROWS, BLOCK_N], gl.float32, layout=s_layout)
+    p = gl.zeros([ROWS, BLOCK_N], dtype, layout=p_layout)
+    mbarrier.wait(q_bar, 0)
+
+    if n_blocks > 0:  # block 0: its scores and probabilities
+        mbarrier.wait(k_ready.index(0), 0)
+        s = warpgroup_mma(q_smem, k_bufs.index(0).permute((1, 0)), s_init, use_acc=False, is_async=True)
+        s = warpgroup_mma_wait(num_outstanding=0, deps=(s, ))
+        p32, m_i, l_i, alpha = _softmax(s, m_i, l_i, 0, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N, CAUSAL)
+        p = gl.convert_layout(p32.to(dtype), p_layout)
+
+    for j in range(1, n_blocks):
+        # Block j's scores, and block j-1's values into the output, back to back; the scores
+        # (issued first) complete first.
+        index = j % NUM_STAGES
+        mbarrier.wait(k_ready.index(index), (j // NUM_STAGES) & 1)
+        s_tok = warpgroup_mma(q_smem, k_bufs.index(index).permute((1, 0)), s_init, use_acc=False, is_async=True)
+        before = (j - 1) % NUM_STAGES
+        mbarrier.wait(v_ready.index(before), ((j - 1) // NUM_STAGES) & 1)
+        o_tok = warpgroup_mma(p, v_bufs.index(before), acc, is_async=True)
+        s = warpgroup_mma_wait(num_outstanding=1, deps=(s_tok, ))
+        p32, m_i, l_i, alpha = _softmax(s, m_i, l_i, j, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N, CAUSAL)
+        acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(o_tok, p))
+        # Both products that read stage j-1 have completed: it is the producer's again.
+        mbarrier.arrive(empty.index(before), count=1)
+        acc = acc * gl.expand_dims(gl.convert_layout(alpha, o_rows), 1)
+        p = gl.convert_layout(p32.to(dtype), p_layout)
+
+    if n_blocks > 0:  # the last block's values
+        last = (n_blocks - 1) % NUM_STAGES
+        mbarrier.wait(v_ready.index(last), ((n_blocks - 1) // NUM_STAGES) & 1)
+        o_tok = warpgroup_mma(p, v_bufs.index(last), acc, is_async=True)
+        acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(o_tok, p))
+
+    # A query that sees no key (causal, more queries than keys) is zero, as in flash-attn.
+    l_o = gl.convert_layout(l_i, o_rows)
+    out = gl.where(gl.expand_dims(l_o > 0, 1), acc / gl.expand_dims(gl.where(l_o > 0, l_o, 1.0), 1), 0.0)
+    # Through the query tile's shared memory (every product that read it has completed), then
+    # 16 bytes a thread, rows inside the sequence only.
+    q_smem.store(out.to(dtype))
+    out_layout: gl.constexpr = store_layout(HEAD_DIM, num_warps)
+    o = q_smem.load(out_layout)
+    rows = m0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, out_layout))
+    cols = gl.arange(0, HEAD_DIM, layout=gl.SliceLayout(0, out_layout))
+    offsets = gl.expand_dims((q_row0 + rows).to(gl.int64) * stride_ot, 1) + gl.expand_dims(cols, 0)
+    head = gl.program_id(1)
+    gl.store(o_ptr + head * stride_oh + offsets, o, mask=gl.expand_dims(rows < q_len, 1))
+
+
+@gluon.jit
+def _ring(dtype: gl.constexpr, Q_ROWS: gl.constexpr, HEAD_DIM: gl.constexpr, BLOCK_N: gl.constexpr,
+          NUM_STAGES: gl.constexpr, CONSUMERS: gl.constexpr):
+    """Shared memory: a query tile of Q_ROWS rows per consumer partition, NUM_STAGES stages of a
+    key and a value tile, and their barriers. A partition's mbarrier.arrive is one arrival (its
+    warps synchronize, then one thread arrives): a stage is empty once each consumer partition
+    has arrived."""
+    q_layout: gl.constexpr = nvmma_layout([Q_ROWS, HEAD_DIM], dtype)
+    kv_layout: gl.constexpr = nvmma_layout([BLOCK_N, HEAD_DIM], dtype)
+    q_lo = gl.allocate_shared_memory(dtype, [Q_ROWS, HEAD_DIM], q_layout)
+    if CONSUMERS == 2:
+        q_hi = gl.allocate_shared_memory(dtype, [Q_ROWS, HEAD_DIM], q_layout)
+    else:
+        q_hi = q_lo
+    k_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_N, HEAD_DIM], kv_layout)
+    v_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_N, HEAD_DIM], kv_layout)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    k_ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    v_ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(NUM_STAGES):
+        mbarrier.init(k_ready.index(i), count=1)
+        mbarrier.init(v_ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=CONSUMERS)
+    return q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty
+
+
+@gluon.jit
+def _no_queries(cu_q_ptr, BLOCK_M: gl.constexpr):
+    """Whether this program's query block starts past its sequence's end (grids cover the longest)."""
+    seq = gl.program_id(2)
+    q_start = gl.load(cu_q_ptr + seq)
+    return gl.program_id(0) * BLOCK_M >= gl.load(cu_q_ptr + seq + 1) - q_start
+
+
+@gluon.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_qh, stride_kt,
+                         stride_kh, stride_vt, stride_vh, stride_ot, stride_oh, total_q, total_k, GROUP: gl.constexpr,
+                         HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                         NUM_STAGES: gl.constexpr):
+    """Program (query block, query head, sequence); grid (cdiv(max_seqlen_q, BLOCK_M), heads,
+    batch), num_warps = BLOCK_M // 16 (the consumers: 8 for 128 rows; Gluon adds the producer's
+    warpgroup). The head stride of q, k and v must be HEAD_DIM (heads dense, as flash-attn's
+    layout has them; stride_qh, stride_kh and stride_vh are not read), their last dimension
+    contiguous, token strides multiples of 16 bytes; o's strides are free (last dim contiguous)."""
+    gl.static_assert(BLOCK_M == 16 * gl.num_warps(), "each consumer warp owns 16 query rows")
+    if _no_queries(cu_q_ptr, BLOCK_M):
+        return
+    q_smem, q_same, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty = _ring(q_ptr.dtype.element_ty, BLOCK_M, HEAD_DIM,
+                                                                           BLOCK_N, NUM_STAGES, 1)
+    gl.warp_specialize([
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs,
+                              q_bar, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
+        (_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                           q_smem, q_same, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
+                           BLOCK_M, BLOCK_N, NUM_STAGES, False)),
+    ], [1], [PRODUCER_REGS])
+
+
+@gluon.jit
+def attention_fwd_pingpong_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_qh,
+                                  stride_kt, stride_kh, stride_vt, stride_vh, stride_ot, stride_oh, total_q, total_k,
+                                  GROUP: gl.constexpr, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
+                                  BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr):
+    """attention_fwd_kernel with its two warpgroups as two consumer partitions of 4 warps, one per
+    half of the query block (BLOCK_M // 2 = 64 rows each, num_warps = BLOCK_M // 32 = 4): they
+    share the producer's stages (each releases each stage) but synchronize only inside their own
+    warpgroup, so one can run its softmax while the other's products are on the tensor cores.
+    Same arguments and grid as attention_fwd_kernel."""
+    gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
+    if _no_queries(cu_q_ptr, BLOCK_M):
+        return
+    q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty = _ring(q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM,
+                                                                       BLOCK_N, NUM_STAGES, 2)
+    gl.warp_specialize([
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_lo, k_bufs, v_bufs, q_bar,
+                              k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_hi, k_bufs, v_bufs, q_bar,
+                              k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1)),
+        (_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                           q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
+                           BLOCK_M, BLOCK_N, NUM_STAGES, True)),
+    ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
