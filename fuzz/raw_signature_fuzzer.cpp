@@ -9,8 +9,8 @@
 #include "common/settings.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/raw_signature.h"
-#include "runtime/function_identity.h"
 #include "triton_jit/errors.h"
+#include "variants/function_identity.h"
 
 // A function token names a kernel by path; resolving it reads the disk, which is not what this
 // target fuzzes. Every path here names a module's function, so JitFunctionArg keys it by name.

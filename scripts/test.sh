@@ -115,6 +115,9 @@ stage_format() {
   # shellcheck disable=SC2086
   clang-format --dry-run -Werror $files || return 1
   echo "$(wc -w <<< "$files") files formatted as .clang-format says"
+  # Every include arrow of src/ points down (docs/architecture.md, "The core, folder by folder").
+  bash "$root/scripts/check_floors.sh" || return 1
+  echo "every include of src/ points to its own room or one below"
   echo '{"testsuites": [{"testsuite": [{"name": "clang-format", "result": "COMPLETED"}]}]}' > "$results/format.json"
 }
 

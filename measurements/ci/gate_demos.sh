@@ -14,7 +14,7 @@ break_packaging() {  # a public header left out of the install lists
 }
 break_tsan() {  # the finished flight erased after the owner's lock is released
   python3 - <<'PY'
-p = "src/runtime/single_flight.h"
+p = "src/variants/single_flight.h"
 s = open(p).read()
 old = "      flight->done = true;\n      std::erase(flights_, flight);\n      done_->notify_all();\n    });\n"
 new = "      flight->done = true;\n      done_->notify_all();\n    });\n    std::erase(flights_, flight);\n"
@@ -59,6 +59,10 @@ for stage in ${*:-packaging tsan asan torch-matrix}; do
     grep -E "FAILED|WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY|fatal error|No such file|missing|RED|error:" \
       "$out/$stage.log" | head -n 12
     tail -n 25 "$out/$stage.log"
+    # The sanitizers' own reports are in CTest's log of the failing suites.
+    for log in "$clone"/build*/Testing/Temporary/LastTest*.log; do
+      [ -f "$log" ] && grep -hE -m 6 "ERROR: AddressSanitizer|WARNING: ThreadSanitizer|SUMMARY: (Address|Thread)Sanitizer" "$log"
+    done
   ) 2>&1 | tee "$out/$stage.txt"
   rm -rf "$clone"
 done

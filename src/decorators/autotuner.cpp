@@ -16,9 +16,9 @@
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/settings.h"
-#include "runtime/tensor_descriptors.h"
-#include "runtime/variant_builder.h"
 #include "triton_jit/errors.h"
+#include "variants/tensor_descriptors.h"
+#include "variants/variant_builder.h"
 
 // Note [Autotuning]
 // As Triton's Autotuner does: the key is the values of the `key` arguments and the dtypes of the

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "runtime/function_state.h"
+#include "variants/function_state.h"
 
 namespace triton_jit::detail {
 inline constexpr std::size_t kNoAutotune = ~std::size_t{0};

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "decorators/decorator_specs.h"
+#include "encoding/decorator_specs.h"
 #include "encoding/type_token.h"
 #include "triton_jit/arguments.h"
 

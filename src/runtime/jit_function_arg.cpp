@@ -5,8 +5,8 @@
 #include "cache/entry_store.h"
 #include "common/hash.h"
 #include "common/settings.h"
-#include "runtime/function_identity.h"
 #include "triton_jit/errors.h"
+#include "variants/function_identity.h"
 
 namespace triton_jit {
 

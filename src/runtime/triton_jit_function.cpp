@@ -17,11 +17,11 @@
 #include "common/settings.h"
 #include "decorators/autotuner.h"
 #include "decorators/decorators.h"
-#include "runtime/function_state.h"
-#include "runtime/single_flight.h"
-#include "runtime/tensor_descriptors.h"
-#include "runtime/variant_builder.h"
 #include "triton_jit/errors.h"
+#include "variants/function_state.h"
+#include "variants/single_flight.h"
+#include "variants/tensor_descriptors.h"
+#include "variants/variant_builder.h"
 
 namespace triton_jit {
 

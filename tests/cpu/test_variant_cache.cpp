@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cache/variant_cache.h"
-#include "runtime/single_flight.h"
+#include "variants/single_flight.h"
 
 using triton_jit::detail::VariantCache;
 using triton_jit::detail::VariantKey;

@@ -16,11 +16,11 @@
 #include "common/target.h"
 #include "compiler/compile_request.h"
 #include "compiler/compiled_kernel.h"
-#include "decorators/heuristic_program.h"
 #include "encoding/argument_encoder.h"
+#include "encoding/heuristic_program.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/type_token.h"
-#include "runtime/tensor_descriptors.h"
+#include "variants/tensor_descriptors.h"
 
 #include <nlohmann/json.hpp>
 

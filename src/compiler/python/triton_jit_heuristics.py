@@ -1,5 +1,5 @@
 """Translation of @triton.heuristics functions into expression programs that triton_jit's C++
-side evaluates on every call without Python (src/decorators/heuristic_program.h is the evaluator).
+side evaluates on every call without Python (src/encoding/heuristic_program.h is the evaluator).
 
 A program is a list of instructions for a stack machine; each is a list [op, operand?]:
 

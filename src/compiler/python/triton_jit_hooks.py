@@ -1,6 +1,6 @@
 """Translation of @triton.autotune hooks (a Config's pre_hook, the autotuner's pre_hook and
 post_hook) into actions that triton_jit's C++ side runs around each launch without Python
-(src/decorators/hook_program.h is the runner).
+(src/encoding/hook_program.h is the runner).
 
 Real libraries write hooks for two jobs: giving the host-side TensorDescriptors of a call the
 block shape the chosen config tiles by, and zeroing (or copying into) a tensor that the kernel

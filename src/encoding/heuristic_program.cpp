@@ -3,7 +3,7 @@
 // modulo of negatives, float formatting of errors, dtype comparisons). Longer than 400 lines
 // because each operation's semantics belong next to the evaluation loop that runs them: one
 // switch, read in one place against Python's rules.
-#include "decorators/heuristic_program.h"
+#include "encoding/heuristic_program.h"
 
 #include <fmt/format.h>
 

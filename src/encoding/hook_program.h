@@ -12,7 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "decorators/heuristic_program.h"
+#include "encoding/heuristic_program.h"
 #include "triton_jit/arguments.h"
 
 namespace triton_jit::detail {

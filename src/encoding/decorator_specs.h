@@ -12,8 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "decorators/heuristic_program.h"
-#include "decorators/hook_program.h"
+#include "encoding/heuristic_program.h"
+#include "encoding/hook_program.h"
 #include "triton_jit/arguments.h"
 
 namespace triton_jit::detail {

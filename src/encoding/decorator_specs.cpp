@@ -1,4 +1,4 @@
-#include "decorators/decorator_specs.h"
+#include "encoding/decorator_specs.h"
 
 #include <fmt/format.h>
 

@@ -16,12 +16,12 @@
 #include "cache/variant_cache.h"
 #include "common/limits.h"
 #include "compiler/compiler_bridge.h"
-#include "decorators/decorated_memo.h"
 #include "encoding/argument_encoder.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/raw_signature.h"
-#include "runtime/single_flight.h"
 #include "triton_jit/triton_jit_function.h"
+#include "variants/decorated_memo.h"
+#include "variants/single_flight.h"
 
 namespace triton_jit::detail {
 

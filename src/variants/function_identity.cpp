@@ -1,4 +1,4 @@
-#include "runtime/function_identity.h"
+#include "variants/function_identity.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>

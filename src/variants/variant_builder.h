@@ -8,7 +8,7 @@
 #include <memory>
 #include <string_view>
 
-#include "runtime/function_state.h"
+#include "variants/function_state.h"
 
 namespace triton_jit::detail {
 

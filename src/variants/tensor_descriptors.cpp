@@ -1,4 +1,4 @@
-#include "runtime/tensor_descriptors.h"
+#include "variants/tensor_descriptors.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "decorators/hook_program.h"
+#include "encoding/hook_program.h"
 
 #include <fmt/format.h>
 

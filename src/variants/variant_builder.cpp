@@ -1,4 +1,4 @@
-#include "runtime/variant_builder.h"
+#include "variants/variant_builder.h"
 
 #include <fmt/format.h>
 
@@ -16,9 +16,9 @@
 #include "common/target.h"
 #include "compiler/compile_request.h"
 #include "compiler/compiled_kernel.h"
-#include "runtime/function_identity.h"
-#include "runtime/tensor_descriptors.h"
 #include "triton_jit/errors.h"
+#include "variants/function_identity.h"
+#include "variants/tensor_descriptors.h"
 
 namespace triton_jit::detail {
 namespace {
