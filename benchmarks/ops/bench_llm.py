@@ -74,7 +74,7 @@ def shape_cases(quick):
         bf = logits.to(BF16)
         cases.append(("topk(k=50)", f"{rows}x{VOCAB} bf16", lambda x: T.topk(x, 50), lambda x: A.topk(x, 50),
                       (bf,), ("bytes", bf.numel() * 2)))
-        if rows <= 256:  # a large k: the whole-row bound (index.cpp's run_topk_row_bound)
+        if rows <= 256:  # a large k: the whole-row bound (topk.cpp's run_topk_row_bound)
             cases.append(("topk(k=1024)", f"{rows}x{VOCAB} fp32", lambda x: T.topk(x, 1024),
                           lambda x: A.topk(x, 1024), (logits,), size))
             cases.append(("topk(k=1024)", f"{rows}x{VOCAB} bf16", lambda x: T.topk(x, 1024),

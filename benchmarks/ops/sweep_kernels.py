@@ -327,7 +327,7 @@ TOPK_PLANS = ((4096, 8, 4096, 8), (2048, 4, 2048, 4), (8192, 16, 4096, 8), (4096
 
 
 def topk_rows(cases, radix_bits, groups_options, plans=TOPK_PLANS):
-    tk = module("index/topk.py")
+    tk = module("topk/topk.py")
     radix, sort = tk.topk_radix_kernel, tk.topk_sort_kernel
     out_rows = []
     for rows, dtype, k, data in cases:

@@ -3,7 +3,7 @@
 // keeps ours where every neighbouring class measured ours faster, and goes to ATen otherwise.
 #include "common/stand_in_policy.h"
 
-#include "index/topk_row_bound.h"
+#include "topk/topk_row_bound.h"
 
 namespace triton_jit::ops {
 namespace {
@@ -41,7 +41,7 @@ Route route_topk(const RowShape& s, int64_t k) {
   // 1 row, 0.29x at 16, 0.40x at 256 and 0.45x at 4096 (float32), 0.43-0.86x bfloat16, 0.53-0.66x
   // over rows of few distinct values (sweep_kernels.py, H200, 2026-12-03). Only rows of 128256
   // were measured beyond 16 rows, so many shorter rows keep ATen. A larger k over rows within
-  // TopkRowBound's limits takes one bound for the whole row (index.cpp's run_topk_row_bound): k =
+  // TopkRowBound's limits takes one bound for the whole row (topk.cpp's run_topk_row_bound): k =
   // 1024 over 1, 16 and 256 rows of 128256 0.63x, 0.58x and 0.44x ATen's time in float32, and
   // 0.69x, 0.63x and 0.54x in bfloat16, whose candidates sort as 32-bit words (bench_llm.py, H200,
   // 2026-12-04). Up to 256 rows is ours (float16 takes the same kernels on both sides as

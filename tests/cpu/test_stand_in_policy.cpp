@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/stand_in_policy.h"
-#include "index/topk_row_bound.h"
+#include "topk/topk_row_bound.h"
 
 namespace {
 using triton_jit::ops::MatmulShape;

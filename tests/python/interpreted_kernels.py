@@ -98,11 +98,11 @@ def matmuls():
 
 
 def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0, out=None, count=None, only_over=0):
-    """The rounds index.cpp's run_topk_radix makes, at a smaller scale; with groups, chunks bound
+    """The rounds topk.cpp's run_topk_radix makes, at a smaller scale; with groups, chunks bound
     their K-th key by group maxima and keep up to 2 * K_PAD candidates. Also returns how many
     candidates the first round kept (more than k a chunk only where the bound was used). With
     only_over, the fallback of the whole-row bound: only rows whose count passed it, into out."""
-    tk = module("index/topk.py")
+    tk = module("topk/topk.py")
     rows, n = x.shape
     slots = 2 * triton.next_power_of_2(k) if groups else k
     keys, positions, partial, first_kept = x, None, False, None
@@ -125,12 +125,12 @@ def topk_rows(x, k, largest, chunk, final_max, radix_bits, groups=0, out=None, c
 
 
 def topk_row_bound(x, k, largest, group, slots, chunk, pos_bits):
-    """index.cpp's run_topk_row_bound at a smaller scale: the top bits of the k-th largest of the
+    """topk.cpp's run_topk_row_bound at a smaller scale: the top bits of the k-th largest of the
     row's group maxima, the keys at or above it gathered into `slots` candidates and sorted (as
     the vocabulary's would be with pos_bits = 17); rows whose candidates overflow done by the
     rounds, which skip the others. Returns the rows that did, and those whose 16-bit keys spread
     too far for a 32-bit sort."""
-    tk = module("index/topk.py")
+    tk = module("topk/topk.py")
     rows, n = x.shape
     maxima_count = triton.cdiv(n, group)
     maxima = torch.empty(rows, maxima_count, dtype=torch.int32)
@@ -160,7 +160,7 @@ def topk_row_bound(x, k, largest, group, slots, chunk, pos_bits):
 
 
 def topk():
-    # 5-bit digits are index.cpp's kTopkRadixBits and the kernel's default (the last digit
+    # 5-bit digits are topk.cpp's kTopkRadixBits and the kernel's default (the last digit
     # narrower); 8-bit ones divide every type. Groups: the bound of group maxima, taken where the
     # keys at or above it fit; the rows below check that it is given up where they do not.
     for dtype, (radix_bits, groups) in itertools.product((torch.float32, torch.float16, torch.bfloat16, torch.int32),

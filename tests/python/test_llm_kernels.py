@@ -91,13 +91,13 @@ def test_the_one_wave_matmul_uses_tma_and_wgmma_on_sm90_for_every_piece(pieces):
 @pytest.mark.parametrize("radix_bits,groups", [(5, 0), (5, 128), (8, 0)])
 @pytest.mark.parametrize("dtype", ["fp32", "bf16", "fp16", "i32"])
 def test_the_radix_topk_and_its_sort_compile_on_sm90(dtype, radix_bits, groups):
-    radix = load("index/topk.py", "topk_radix_kernel")
+    radix = load("topk/topk.py", "topk_radix_kernel")
     compile_sm90(radix, {"x_ptr": f"*{dtype}", "idx_in_ptr": "*i32", "keys_out_ptr": "*i32", "idx_out_ptr": "*i32",
                          "N": "i32", "K": "i32"}, {"LARGEST": True, "PARTIAL_IN": False, "BLOCK": 2048, "K_PAD": 64,
                                                    "RADIX_BITS": radix_bits, "GROUPS": groups,
                                                    "SLOTS": 128 if groups else 0, "count_ptr": None, "ONLY_OVER": 0},
                  4, 1)
-    sort = load("index/topk.py", "topk_sort_kernel")
+    sort = load("topk/topk.py", "topk_sort_kernel")
     compile_sm90(sort, {"x_ptr": "*i32", "idx_in_ptr": "*i32", "values_ptr": f"*{dtype}", "indices_ptr": "*i64",
                         "N": "i32", "K": "i32"}, {"LARGEST": False, "PARTIAL_IN": True, "BLOCK": 2048, "count_ptr": None,
                                                   "ONLY_OVER": 0}, 4, 1)
@@ -105,24 +105,24 @@ def test_the_radix_topk_and_its_sort_compile_on_sm90(dtype, radix_bits, groups):
 
 @pytest.mark.parametrize("dtype", ["fp32", "bf16", "fp16"])
 def test_the_whole_row_topk_and_its_fallback_compile_on_sm90(dtype):
-    """index.cpp's run_topk_row_bound: the group maxima, their k-th, the gather, the sort of the
+    """topk.cpp's run_topk_row_bound: the group maxima, their k-th, the gather, the sort of the
     candidates (32-bit words for 16-bit floats), and the rounds that do only the rows that
     overflowed."""
-    compile_sm90(load("index/topk.py", "topk_group_max_kernel"),
+    compile_sm90(load("topk/topk.py", "topk_group_max_kernel"),
                  {"x_ptr": f"*{dtype}", "maxima_ptr": "*i32", "N": "i32", "G": "i32"},
                  {"LARGEST": True, "GROUP": 16, "BLOCK": 256}, 4, 1)
-    compile_sm90(load("index/topk.py", "topk_row_bound_kernel"),
+    compile_sm90(load("topk/topk.py", "topk_row_bound_kernel"),
                  {"maxima_ptr": "*i32", "bound_ptr": "*i32", "count_ptr": "*i32", "G": "i32", "K": "i32"},
                  {"BLOCK": 8192}, 16, 1)
-    gather = compile_sm90(load("index/topk.py", "topk_rows_gather_kernel"),
+    gather = compile_sm90(load("topk/topk.py", "topk_rows_gather_kernel"),
                           {"x_ptr": f"*{dtype}", "bound_ptr": "*i32", "count_ptr": "*i32", "keys_out_ptr": "*i32",
                            "idx_out_ptr": "*i32", "N": "i32", "SLOTS": "i32"}, {"LARGEST": True, "BLOCK": 4096}, 8, 1)
     assert "atom.global" in gather.asm["ptx"] or "red.global" in gather.asm["ptx"]
-    compile_sm90(load("index/topk.py", "topk_rows_sort_kernel"),
+    compile_sm90(load("topk/topk.py", "topk_rows_sort_kernel"),
                  {"keys_ptr": "*i32", "idx_ptr": "*i32", "count_ptr": "*i32", "bound_ptr": "*i32",
                   "values_ptr": f"*{dtype}", "indices_ptr": "*i64", "SLOTS": "i32", "K": "i32", "POS_BITS": "i32"},
                  {"LARGEST": True, "KEY_SHIFT": {"fp32": 0, "bf16": 16, "fp16": 13}[dtype], "BLOCK": 2048}, 16, 1)
-    compile_sm90(load("index/topk.py", "topk_radix_kernel"),
+    compile_sm90(load("topk/topk.py", "topk_radix_kernel"),
                  {"x_ptr": "*i32", "idx_in_ptr": "*i32", "keys_out_ptr": "*i32", "idx_out_ptr": "*i32", "N": "i32",
                   "K": "i32", "count_ptr": "*i32"},
                  {"LARGEST": True, "PARTIAL_IN": True, "BLOCK": 4096, "K_PAD": 1024, "RADIX_BITS": 5, "GROUPS": 0,

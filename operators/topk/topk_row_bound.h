@@ -1,4 +1,4 @@
-// Which top-k calls the whole-row bound serves (index.cpp's run_topk_row_bound), without torch, so
+// Which top-k calls the whole-row bound serves (topk.cpp's run_topk_row_bound), without torch, so
 // that the stand-in policy (common/stand_in_policy.cpp) routes by the very limits the kernel has.
 #pragma once
 
