@@ -183,7 +183,7 @@ for d, dtype, causal in ((128, torch.bfloat16, True), (64, torch.float16, False)
         o.stride(0), o.stride(1), 300, 300, GROUP=4, HEAD_DIM=d, CAUSAL=causal, BLOCK_M=128, BLOCK_N=block_n,
         NUM_STAGES=stages, num_warps=4, grid=None)
     out[f"d={d} {dtype} causal={causal}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"],
-                                             "shared": info.get("shared")}
+                                             "shared": info["shared_memory"]}
 print(json.dumps(out))
 """
 
@@ -202,4 +202,5 @@ def test_the_hopper_attention_compiles_with_the_wrappers_arguments(tmp_path):
         assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx and "setmaxnreg" in ptx, case
         # Two consumer warpgroups of 4 warps and the producer's warp, rounded up to a warpgroup.
         assert info["num_warps"] == 12, (case, info["num_warps"])
-        assert info["shared"] is None or info["shared"] <= 232448, (case, info["shared"])
+        # The query tile and the ring fit the 227 KB a block may take on sm_90.
+        assert 100_000 < info["shared"] <= 232448, (case, info["shared"])
