@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The rooms of src/ are floors (docs/architecture.md): a file may include its own room and the
-# rooms below it. Prints every include that points up, as file:line: room -> room, and exits 1 if
-# there is one; prints nothing when the house is in order.
+# rooms below it, and a room with a door (decorators/) only through its door header. Prints every
+# include that breaks either rule, as file:line, and exits 1 if there is one; prints nothing when
+# the house is in order.
 #   bash scripts/check_floors.sh
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,4 +27,10 @@ while IFS= read -r file; do
     fi
   done < <(grep -nE '^#include "[a-z_]+/' "$root/$file" | sed -E 's/^([0-9]+):#include "([^"]+)".*/\1:\2/')
 done < <(git -C "$root" ls-files 'src/*.h' 'src/*.cpp' 'src/*.cc')
+# The decorators room has one door: above it, only decorators/decorated_calls.h is included.
+while IFS= read -r hit; do
+  echo "$hit: past the decorators' door (decorators/decorated_calls.h)"
+  status=1
+done < <(cd "$root" && git ls-files 'src/*.h' 'src/*.cpp' | grep -v '^src/decorators/' |
+  xargs grep -nE '^#include "decorators/' | grep -v '"decorators/decorated_calls.h"' | cut -d: -f1,2)
 exit $status

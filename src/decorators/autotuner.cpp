@@ -36,7 +36,6 @@
 namespace triton_jit::detail {
 namespace {
 
-using Impl = TritonJITFunction::Impl;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -94,7 +93,7 @@ void run_trial(void* context) {
 // Saves the tensors tuning may change, and puts them back when it ends (however it ends).
 class Snapshots {
  public:
-  Snapshots(Impl& f, const PreparedCall& call, int device) : device_(device), stream_(call.config.stream) {
+  Snapshots(FunctionState& f, const PreparedCall& call, int device) : device_(device), stream_(call.config.stream) {
     const AutotuneSpec& a = *f.sig.autotune;
     // zero: reset_to_zero; restore_each: restore_value; neither: a tensor a hook writes, put back
     // when tuning ends.
@@ -162,11 +161,12 @@ bool faster(const std::array<double, 3>& a, const std::array<double, 3>& b) { re
 
 // Runs the decorators inside the autotuner for one config and encodes its call; finds its
 // variant when it is already built. A failure is recorded, not thrown.
-void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int device, Trial& t) {
+void prepare_trial(FunctionState& f, DecoratorState& d, const PreparedCall& call, std::size_t after, int device,
+                   Trial& t) {
   copy_call(f.sig, call, t.call);
   apply_config(f.sig, t.config, t.call);
   try {
-    run_decorators(f, t.call, after, device);
+    run_decorators(f, d, t.call, after, device);
     if (t.call.config.grid_fn != nullptr) {
       t.call.config.grid = t.call.config.grid_fn(LaunchMeta(&f.sig, t.call.slots, f.sig.params.size(), t.call.config),
                                                  t.call.config.grid_data);
@@ -182,7 +182,7 @@ void prepare_trial(Impl& f, const PreparedCall& call, std::size_t after, int dev
 }
 
 // Builds (compiles, or reads from the cache) the variant of a prepared trial.
-void build_trial(Impl& f, Trial& t) {
+void build_trial(FunctionState& f, Trial& t) {
   try {
     t.variant = find_or_build_variant(f, t.options, t.encoded.key, CallArgs{t.call.slots, f.sig.params.size()});
   } catch (const CompileError& e) {
@@ -211,7 +211,7 @@ std::size_t compile_threads() {
 // as long as its slowest config's compile plus the benchmarks. The calling thread waits without
 // the GIL; each worker takes it as the compile script needs it. Loading and benchmarking stay
 // on the calling thread, in config order.
-void build_trials(Impl& f, std::vector<std::unique_ptr<Trial>>& trials) {
+void build_trials(FunctionState& f, std::vector<std::unique_ptr<Trial>>& trials) {
   std::vector<Trial*> pending;
   for (auto& t : trials) {
     if (t->failure.empty() && t->variant == nullptr) pending.push_back(t.get());
@@ -242,8 +242,8 @@ void build_trials(Impl& f, std::vector<std::unique_ptr<Trial>>& trials) {
   if (error) std::rethrow_exception(error);
 }
 
-std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device, const VariantKey& key,
-                                   const std::string& device_name) {
+std::unique_ptr<TuningChoice> tune(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device,
+                                   const VariantKey& key, const std::string& device_name) {
   const AutotuneSpec& a = *f.sig.autotune;
   if (ActiveBackend::capturing(device, call.config.stream)) {
     throw Error(fmt::format(
@@ -258,7 +258,7 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
   for (int c : candidate_configs(f, call, device)) {
     auto t = std::make_unique<Trial>();
     t->config = c;
-    prepare_trial(f, call, after, device, *t);
+    prepare_trial(f, d, call, after, device, *t);
     trials.push_back(std::move(t));
   }
   build_trials(f, trials);
@@ -317,7 +317,8 @@ std::unique_ptr<TuningChoice> tune(Impl& f, const PreparedCall& call, int device
   return std::make_unique<TuningChoice>(key, best->config, "tuned", best->times[0]);
 }
 
-std::unique_ptr<TuningChoice> resolve(Impl& f, const PreparedCall& call, int device, const VariantKey& key) {
+std::unique_ptr<TuningChoice> resolve(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device,
+                                      const VariantKey& key) {
   const AutotuneSpec& a = *f.sig.autotune;
   const bool offline = hot_settings().offline.load(std::memory_order_relaxed);
   const std::string device_name = ActiveBackend::device_name(device);
@@ -343,16 +344,17 @@ std::unique_ptr<TuningChoice> resolve(Impl& f, const PreparedCall& call, int dev
         "or set TRITON_JIT_AUTOTUNE_FALLBACK=first (or a config index) to use a config untuned",
         f.sig.name, tuning_key_text(f.sig, call), device_name));
   }
-  return tune(f, call, device, key, device_name);
+  return tune(f, d, call, device, key, device_name);
 }
 
-const TuningChoice* tune_new_key(Impl& f, const PreparedCall& call, int device, const VariantKey& key) {
-  return f.tuning.run(
-      f.mutex, key, [&] { return f.tuned.find(key); }, [&] { return resolve(f, call, device, key); },
+const TuningChoice* tune_new_key(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device,
+                                 const VariantKey& key) {
+  return d.tuning.run(
+      f.mutex, key, [&] { return d.tuned.find(key); }, [&] { return resolve(f, d, call, device, key); },
       [&](std::unique_ptr<TuningChoice> made) -> const TuningChoice* {
         if (!made) return nullptr;
-        const TuningChoice* known = f.tuned.find(key);
-        return known != nullptr ? known : f.tuned.insert(std::move(made));
+        const TuningChoice* known = d.tuned.find(key);
+        return known != nullptr ? known : d.tuned.insert(std::move(made));
       });
 }
 
@@ -451,36 +453,36 @@ std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call
   return text;
 }
 
-int choose_config(Impl& f, const PreparedCall& call, int device) {
+int choose_config(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device) {
   const AutotuneSpec& a = *f.sig.autotune;
-  const int forced = f.forced_config.load(std::memory_order_relaxed);
+  const int forced = d.forced_config.load(std::memory_order_relaxed);
   if (forced >= 0) return forced;
   if (a.configs.size() == 1 || !hot_settings().autotune.load(std::memory_order_relaxed)) return 0;
   VariantKey key;
   tuning_key(f.sig, call, device, key);
   // The last key's choice first: it is one cache line, where the table is three.
-  const TuningChoice* last = f.last_choice.load(std::memory_order_acquire);
+  const TuningChoice* last = d.last_choice.load(std::memory_order_acquire);
   if (last != nullptr && last->key == key) [[likely]]
     return last->config;
-  const TuningChoice* c = f.tuned.find(key);
+  const TuningChoice* c = d.tuned.find(key);
   if (c == nullptr) [[unlikely]]
-    c = tune_new_key(f, call, device, key);
-  f.last_choice.store(c, std::memory_order_release);
+    c = tune_new_key(f, d, call, device, key);
+  d.last_choice.store(c, std::memory_order_release);
   return c->config;
 }
 
-std::optional<AutotuneChoice> known_choice(Impl& f, const PreparedCall& call, int device) {
+std::optional<AutotuneChoice> known_choice(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device) {
   const AutotuneSpec& a = *f.sig.autotune;
   auto choice = [&](int config, std::string source, double ms) {
     return AutotuneChoice{config, a.configs[static_cast<std::size_t>(config)].text, std::move(source), ms};
   };
-  if (const int forced = f.forced_config.load(std::memory_order_relaxed); forced >= 0)
+  if (const int forced = d.forced_config.load(std::memory_order_relaxed); forced >= 0)
     return choice(forced, "forced", 0);
   if (a.configs.size() == 1) return choice(0, "single config", 0);
   if (!hot_settings().autotune.load(std::memory_order_relaxed)) return choice(0, "autotune off", 0);
   VariantKey key;
   tuning_key(f.sig, call, device, key);
-  if (const TuningChoice* c = f.tuned.find(key)) return choice(c->config, c->source, c->milliseconds);
+  if (const TuningChoice* c = d.tuned.find(key)) return choice(c->config, c->source, c->milliseconds);
   if (!ActiveBackend::available()) return std::nullopt;
   const std::string device_name = ActiveBackend::device_name(device);
   if (auto stored = load_tuning(f.id, persisted_key(key), device_name, a.configs_digest,
@@ -498,7 +500,7 @@ std::optional<AutotuneChoice> known_choice(Impl& f, const PreparedCall& call, in
 // result is stored like the key's choice (same key, the configs' digest, device kPruneRecord), so
 // that a later process, offline or without a GPU to tune on, warms up the same configs without
 // Python; a bundle recorded while pruning carries it too.
-std::vector<int> candidate_configs(Impl& f, const PreparedCall& call, int device) {
+std::vector<int> candidate_configs(FunctionState& f, const PreparedCall& call, int device) {
   const AutotuneSpec& a = *f.sig.autotune;
   std::vector<int> all;
   for (std::size_t i = 0; i < a.configs.size(); ++i) all.push_back(static_cast<int>(i));

@@ -14,15 +14,15 @@ namespace triton_jit::detail {
 // when autotuning is off or there is one config, the key's choice; a new key is tuned first
 // (concurrent first calls tune once). The hit path: an atomic load, the key's hash, a lock-free
 // lookup.
-int choose_config(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
+int choose_config(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device);
 
 // What is known for the call's key without tuning: forced, off, this process's choice, the
 // cache's or a bundle's. nullopt when nothing is.
-std::optional<AutotuneChoice> known_choice(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
+std::optional<AutotuneChoice> known_choice(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device);
 
 // The configs worth trying for a call: every one, or those prune_configs_by keeps (Python, once
 // per tuning key; the result persists beside the key's choice, see Note [Persisted prunes]).
-std::vector<int> candidate_configs(TritonJITFunction::Impl& f, const PreparedCall& call, int device);
+std::vector<int> candidate_configs(FunctionState& f, const PreparedCall& call, int device);
 
 // A copy of a prepared call (its bound slots and configuration).
 void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCall& to);

@@ -29,8 +29,6 @@
 namespace triton_jit::detail {
 namespace {
 
-using Impl = TritonJITFunction::Impl;
-
 [[noreturn]] __attribute__((noinline, cold)) void throw_decorated_count(const KernelSignature& sig, std::size_t given) {
   std::string names;
   for (std::size_t p : sig.user_params) names += (names.empty() ? "" : ", ") + sig.params[p].name;
@@ -108,13 +106,14 @@ nlohmann::json tagged(const ArgSlot& s) {
 
 // `why`: what the program could not do for this call (NeedsPython), "" for a heuristic the
 // compile script could not translate (h.untranslated says why).
-ArgSlot python_heuristic(Impl& f, const HeuristicSpec& h, const PreparedCall& call, const std::string& why = "") {
+ArgSlot python_heuristic(FunctionState& f, DecoratorState& d, const HeuristicSpec& h, const PreparedCall& call,
+                         const std::string& why = "") {
   const std::string& reason = why.empty() ? h.untranslated : why;
   if (hot_settings().offline.load(std::memory_order_relaxed)) {
     throw Error(fmt::format("{}: heuristic '{}' needs Python ({}), and Python is not used in offline mode", f.sig.name,
                             h.name, reason));
   }
-  if (!f.python_heuristics_noted.exchange(true)) {
+  if (!d.python_heuristics_noted.exchange(true)) {
     log(LogLevel::kInfo, "{}: heuristic '{}' runs in Python {}: {}", f.sig.name, h.name,
         why.empty() ? "on every call" : "for calls like this one", reason);
   }
@@ -173,10 +172,6 @@ void set_option(const KernelSignature& sig, const HeuristicSpec& h, PreparedCall
 }
 
 }  // namespace
-
-int option_or_default(int value, int fallback, int otherwise) {
-  return value > 0 ? value : fallback > 0 ? fallback : otherwise;
-}
 
 Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::size_t n, PreparedCall& call) {
   const std::size_t np = sig.params.size();
@@ -281,24 +276,25 @@ std::string arguments_json(const KernelSignature& sig, const PreparedCall& call)
   return arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void run_decorators(Impl& f, PreparedCall& call, std::size_t first_step, int device, std::size_t end_step) {
+void run_decorators(FunctionState& f, DecoratorState& d, PreparedCall& call, std::size_t first_step, int device,
+                    std::size_t end_step) {
   const KernelSignature& sig = f.sig;
   const std::size_t end = std::min(end_step, sig.steps.size());
   for (std::size_t s = first_step; s < end; ++s) {
     const DecoratorStep& step = sig.steps[s];
     if (step.autotune) {
-      apply_config(sig, choose_config(f, call, device), call);
+      apply_config(sig, choose_config(f, d, call, device), call);
       continue;
     }
     for (std::size_t k = step.first; k < step.first + step.count; ++k) {
       const HeuristicSpec& h = sig.heuristics[k];
       if (!h.program) {
-        call.slots[h.param] = python_heuristic(f, h, call);
+        call.slots[h.param] = python_heuristic(f, d, h, call);
       } else {
         try {
           call.slots[h.param] = h.program->evaluate(call.slots, sig.name, h.name);
         } catch (const NeedsPython& e) {
-          call.slots[h.param] = python_heuristic(f, h, call, e.what());
+          call.slots[h.param] = python_heuristic(f, d, h, call, e.what());
         }
       }
       if (h.param >= sig.params.size()) [[unlikely]]

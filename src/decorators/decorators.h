@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "decorators/decorator_state.h"
+#include "decorators/prepared_call.h"
 #include "variants/function_state.h"
 
 namespace triton_jit::detail {
@@ -21,30 +23,13 @@ inline std::size_t autotune_step(const KernelSignature& sig) {
 
 namespace triton_jit::detail {
 
-// A decorated call's arguments: every parameter's value, then the autotuner's options (which
-// heuristics inside it may read), and the launch configuration the kernel gets.
-struct PreparedCall {
-  PreparedCall() noexcept {}  // slots are constructed as they are bound: no 3 KB clear per call
-  union {
-    ArgSlot slots[kMaxParams + kOptionSlots];
-  };
-  LaunchConfig config;
-  HookedDescriptors descriptors;             // those the config's pre_hook gave a block shape
-  const HookProgram* launch_hook = nullptr;  // the config's pre_hook, when it writes memory before a launch
-};
-
-enum class Binding {
-  kDecorated,  // the parameters no decorator sets: the decorators run
-  kExplicit,   // every parameter: the decorators are bypassed, as before they were supported
-};
-
 // Fills call.slots from the caller's arguments and the parameters' defaults. Throws TypeError
 // naming the parameters and which decorator sets the others when the count fits neither form.
 Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::size_t n, PreparedCall& call);
 
 // Runs the decorator steps [first_step, end_step): heuristics set their parameters, the
 // autotuner its config's values and options (tuning a new key first).
-void run_decorators(TritonJITFunction::Impl& f, PreparedCall& call, std::size_t first_step, int device,
+void run_decorators(FunctionState& f, DecoratorState& d, PreparedCall& call, std::size_t first_step, int device,
                     std::size_t end_step = ~std::size_t{0});
 
 // Applies config `index` of the autotuner: its values to the slots, its options to the launch
@@ -57,8 +42,5 @@ void write_hooked(const KernelSignature& sig, const HookProgram& hook, const Pre
 // The call's arguments as tagged JSON for Python code of the decorators (one per parameter and
 // option; tensors by dtype, element size and address).
 std::string arguments_json(const KernelSignature& sig, const PreparedCall& call);
-
-// A launch option: the config's value, else the kernel's default, else Triton's.
-int option_or_default(int value, int fallback, int otherwise);
 
 }  // namespace triton_jit::detail

@@ -28,6 +28,11 @@ struct LaunchDefaults {
   int maxnreg = 0;
 };
 
+// A launch option: the call's or config's value, else the kernel's default, else Triton's.
+constexpr int option_or_default(int value, int fallback, int otherwise) noexcept {
+  return value > 0 ? value : fallback > 0 ? fallback : otherwise;
+}
+
 // After the kernel's parameters, a decorated call's argument array holds the options an
 // autotuner passes to what it wraps (heuristics inside it may read them).
 inline constexpr std::size_t kOptionSlots = 4;  // num_warps, num_stages, num_ctas, maxnreg

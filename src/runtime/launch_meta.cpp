@@ -1,8 +1,9 @@
 // LaunchMeta: what a grid function reads of a call (triton_jit_function.h).
 #include <fmt/format.h>
 
-#include "decorators/decorators.h"
+#include "encoding/kernel_signature.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/triton_jit_function.h"
 
 namespace triton_jit {
 

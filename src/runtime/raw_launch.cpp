@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/hash.h"
+#include "runtime/function.h"
 #include "triton_jit/errors.h"
-#include "variants/function_state.h"
 
 namespace triton_jit {
 namespace {

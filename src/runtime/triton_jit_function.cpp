@@ -15,10 +15,8 @@
 #include "common/env.h"
 #include "common/fork_guard.h"
 #include "common/settings.h"
-#include "decorators/autotuner.h"
-#include "decorators/decorators.h"
+#include "runtime/function.h"
 #include "triton_jit/errors.h"
-#include "variants/function_state.h"
 #include "variants/single_flight.h"
 #include "variants/tensor_descriptors.h"
 #include "variants/variant_builder.h"
@@ -65,10 +63,6 @@ int first_tensor_device(const ArgSlot* args, std::size_t n) noexcept {
   return -1;
 }
 
-[[noreturn]] __attribute__((noinline, cold)) void throw_option(const std::string& kernel, const std::string& what) {
-  throw ValueError(fmt::format("{}: {}", kernel, what));
-}
-
 // The registry of functions, and the functions being built (one builder per key; the others
 // wait). Never destroyed.
 struct Registry {
@@ -92,54 +86,6 @@ Registry& registry() {
 
 }  // namespace
 
-ResolvedOptions TritonJITFunction::Impl::resolve(const LaunchConfig& given, Target target,
-                                                 const detail::LaunchDefaults* decorated) const {
-  detail::LaunchDefaults c{given.num_warps, given.num_stages, given.num_ctas, given.maxnreg};
-  if (decorated != nullptr) c = *decorated;
-  ResolvedOptions o;
-  o.arch = target.arch;
-  o.arch_specific = target.arch_specific;
-  o.vendor = target.vendor;
-  o.num_warps = c.num_warps > 0 ? c.num_warps : (sig.defaults.num_warps > 0 ? sig.defaults.num_warps : 4);
-  o.num_stages = c.num_stages > 0 ? c.num_stages : (sig.defaults.num_stages > 0 ? sig.defaults.num_stages : 3);
-  o.num_ctas = c.num_ctas > 0 ? c.num_ctas : (sig.defaults.num_ctas > 0 ? sig.defaults.num_ctas : 1);
-  o.maxnreg = c.maxnreg > 0 ? c.maxnreg : sig.defaults.maxnreg;
-  o.enable_fp_fusion = given.enable_fp_fusion;
-  o.launch_pdl = given.launch_pdl;
-  o.launch_cooperative_grid = given.launch_cooperative_grid;
-  if (given.compile_options != nullptr && given.compile_options->has_call_fields()) [[unlikely]] {
-    throw ValueError(fmt::format(
-        "{}: LaunchConfig::compile_options has num_warps, num_stages or extra set; with a LaunchConfig, num_warps and "
-        "num_stages are the config's fields and other options are CompileOptions::set() (those three are read by the "
-        "call f(stream, gx, gy, gz, options, args...))",
-        sig.name));
-  }
-  if (given.compile_options != nullptr && !given.compile_options->empty()) {
-    o.extra = given.compile_options;
-    o.extra_digest = given.compile_options->digest();
-  }
-  if (c.num_warps < 0 || o.num_warps > 32 || (o.num_warps & (o.num_warps - 1)) != 0) [[unlikely]] {
-    throw_option(sig.name, fmt::format("num_warps must be a power of two from 1 to 32, got {}", c.num_warps));
-  }
-  if (c.num_ctas < 0 || o.num_ctas > 16 || (o.num_ctas & (o.num_ctas - 1)) != 0) [[unlikely]] {
-    throw_option(sig.name, fmt::format("num_ctas must be 1, 2, 4, 8 or 16 (a thread-block cluster Triton can build), "
-                                       "got {}",
-                                       c.num_ctas));
-  }
-  if (o.num_ctas > 1 && o.vendor == Vendor::kCuda && o.arch < 90) [[unlikely]] {
-    throw_option(sig.name, fmt::format("num_ctas={} needs sm_90 or newer (thread-block clusters); the target is sm_{}",
-                                       o.num_ctas, o.arch));
-  }
-  if (c.num_stages < 0 || o.num_stages > 64) [[unlikely]] {
-    throw_option(sig.name,
-                 fmt::format("num_stages must be from 1 to 64 (0: the kernel's default), got {}", c.num_stages));
-  }
-  if (c.maxnreg < 0 || c.maxnreg > 255 || (o.maxnreg != 0 && o.maxnreg < 16)) [[unlikely]] {
-    throw_option(sig.name, fmt::format("maxnreg must be 0 (no limit) or from 16 to 255, got {}", c.maxnreg));
-  }
-  return o;
-}
-
 TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::string_view name) {
   // The file system would read a path only up to a NUL: "k.py\0junk" must not load k.py.
   if (path.find('\0') != std::string_view::npos || name.find('\0') != std::string_view::npos) {
@@ -154,7 +100,12 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
         auto it = r.functions.find(key);
         return it == r.functions.end() ? nullptr : it->second;
       },
-      [&] { return new TritonJITFunction(detail::build_function(path, name).release()); },  // never destroyed
+      [&] {
+        auto made = std::make_unique<Impl>();
+        detail::build_function(*made, path, name);
+        made->decorated.configure(made->sig);
+        return new TritonJITFunction(made.release());  // never destroyed
+      },
       [&](TritonJITFunction* made) {
         r.functions.emplace(key, made);
         return made;
@@ -284,34 +235,27 @@ __attribute__((noinline)) void launch_plain(TritonJITFunction::Impl& f, const La
   launch_bound<false>(f, config, args, num_args, launch_device(config, args, num_args));
 }
 
-// The decorators run: a call the memo does not know (Note [Decorated calls]).
+// The decorators run: a call the memo does not know (Note [Decorated calls]). `recall`: the
+// call as the memo packed it, to keep; null when the memo cannot take it.
 __attribute__((noinline)) void launch_decorators_run(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                      const ArgSlot* args, std::size_t num_args, int device,
-                                                     const detail::DecoratedMemo::Inputs* inputs) {
+                                                     const detail::Recall* recall) {
   detail::PreparedCall call;
-  call.config = config;
-  const detail::Binding binding = detail::bind_decorated(f.sig, args, num_args, call);
-  const bool remember = binding == detail::Binding::kDecorated && inputs != nullptr;
-  if (binding == detail::Binding::kDecorated) detail::run_decorators(f, call, 0, device);
-  if (call.launch_hook != nullptr) [[unlikely]]
-    detail::write_hooked(f.sig, *call.launch_hook, call);
+  const bool decorated = f.decorated.run(f, config, args, num_args, device, call);
+  detail::DecoratedCalls::before_launch(f.sig, call);
   const Variant* v = launch_bound<false>(f, call.config, call.slots, f.sig.params.size(), device);
-  if (remember) f.memo.remember(*inputs, call.slots, call.config, v);
+  if (decorated && recall != nullptr) f.decorated.remember(*recall, call, v);
 }
 
 // A remembered call of a kernel whose decorators set parameters between the caller's: the
 // parameters are put in order first.
 __attribute__((noinline)) void launch_remembered_interleaved(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                              const ArgSlot* args, std::size_t num_args, int device,
-                                                             const ArgSlot* set, const detail::LaunchDefaults& chosen,
-                                                             const Variant* known) {
-  const detail::DecoratedMemo& memo = f.memo;
+                                                             const detail::Recall& recall) {
   detail::PreparedCall call;
-  const uint8_t* user_at = memo.user_at();
-  for (std::size_t i = 0; i < num_args; ++i) std::construct_at(&call.slots[user_at[i]], args[i]);
-  const uint8_t* output_at = memo.output_at();
-  for (std::size_t i = 0; i < memo.num_outputs(); ++i) std::construct_at(&call.slots[output_at[i]], set[i]);
-  launch_bound<false, true>(f, config, call.slots, f.sig.params.size(), device, nullptr, &chosen, known);
+  f.decorated.interleave(args, num_args, recall, call);
+  launch_bound<false, true>(f, config, call.slots, f.sig.params.size(), device, nullptr, &recall.inputs.chosen,
+                            recall.known);
 }
 
 // A kernel with @triton.heuristics or @triton.autotune. A repeated call takes what the
@@ -320,27 +264,25 @@ static_assert(kMaxDevices <= 64, "the memo's header keeps the launch device in 6
 
 __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                 const ArgSlot* args, std::size_t num_args) {
-  const detail::DecoratedMemo& memo = f.memo;
-  detail::DecoratedMemo::Inputs inputs;
-  if (memo.enabled() && num_args == memo.num_user() && memo.pack(args, num_args, config, inputs)) [[likely]] {
+  const detail::DecoratedCalls& calls = f.decorated;
+  detail::Recall recall;
+  if (calls.pack(args, num_args, config, recall)) [[likely]] {
     // Note [Launch device], from what pack() saw.
-    int device = config.device >= 0 ? config.device : inputs.first_device;
+    int device = config.device >= 0 ? config.device : recall.inputs.first_device;
     if (device < 0) [[unlikely]]
       device = ActiveBackend::current_device();
     if (device >= kMaxDevices) [[unlikely]]
       throw_device_range(f.sig.name, device);
-    memo.seal(inputs, device);
-    detail::DecoratedMemo::Outputs out;
-    const Variant* known;
-    if (memo.find(inputs, out, known)) [[likely]] {
-      if (memo.user_first()) [[likely]] {
-        launch_bound<false, true>(f, config, args, num_args, device, out.slots, &inputs.chosen, known);
+    if (calls.find(recall, device)) [[likely]] {
+      if (calls.user_first()) [[likely]] {
+        launch_bound<false, true>(f, config, args, num_args, device, recall.outputs.slots, &recall.inputs.chosen,
+                                  recall.known);
       } else {
-        launch_remembered_interleaved(f, config, args, num_args, device, out.slots, inputs.chosen, known);
+        launch_remembered_interleaved(f, config, args, num_args, device, recall);
       }
       return;
     }
-    launch_decorators_run(f, config, args, num_args, device, &inputs);
+    launch_decorators_run(f, config, args, num_args, device, &recall);
     return;
   }
   const int device = launch_device(config, args, num_args);
@@ -429,45 +371,14 @@ int warmup_device(const LaunchConfig& config) {
   return config.device >= 0 ? config.device : (ActiveBackend::available() ? ActiveBackend::current_device() : 0);
 }
 
-// Binds a decorated call and runs its decorator steps before the autotuner.
-std::unique_ptr<detail::PreparedCall> prepare_until_autotune(TritonJITFunction::Impl& f, const LaunchConfig& config,
-                                                             const ArgSlot* args, std::size_t num_args,
-                                                             detail::Binding& binding, int device) {
-  auto call = std::make_unique<detail::PreparedCall>();
-  call->config = config;
-  binding = detail::bind_decorated(f.sig, args, num_args, *call);
-  if (binding != detail::Binding::kDecorated) return call;
-  const std::size_t at = detail::autotune_step(f.sig);
-  detail::run_decorators(f, *call, 0, device, at == detail::kNoAutotune ? f.sig.steps.size() : at);
-  return call;
-}
-
 }  // namespace
 
 VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
   if (!f.sig.decorated()) return warmup_bound(f, config, detail::CallArgs{args, num_args});
-  const int device = warmup_device(config);
-  detail::Binding binding;
-  auto call = prepare_until_autotune(f, config, args, num_args, binding, device);
-  const std::size_t at = detail::autotune_step(f.sig);
-  if (binding == detail::Binding::kExplicit || at == detail::kNoAutotune) {
-    return warmup_bound(f, call->config, detail::CallArgs{call->slots, f.sig.params.size()});
-  }
-  // As Triton's Autotuner.warmup: every config worth trying (or the one already chosen).
-  std::vector<int> configs;
-  if (auto known = detail::known_choice(f, *call, device)) {
-    configs = {known->config};
-  } else {
-    configs = detail::candidate_configs(f, *call, device);
-  }
   std::optional<VariantInfo> first;
-  for (int c : configs) {
-    auto trial = std::make_unique<detail::PreparedCall>();
-    detail::copy_call(f.sig, *call, *trial);
-    detail::apply_config(f.sig, c, *trial);
-    detail::run_decorators(f, *trial, at + 1, device);
-    VariantInfo info = warmup_bound(f, trial->config, detail::CallArgs{trial->slots, f.sig.params.size()});
+  for (const auto& call : f.decorated.warmup_calls(f, config, args, num_args, warmup_device(config))) {
+    VariantInfo info = warmup_bound(f, call->config, detail::CallArgs{call->slots, f.sig.params.size()});
     if (!first) first = std::move(info);
   }
   return *first;
@@ -513,10 +424,7 @@ VariantInfo TritonJITFunction::prepare(const LaunchConfig& config, const ArgSlot
   const int device = prepare_device(f, config, args, num_args);
   if (!f.sig.decorated()) return prepare_bound<false>(f, config, args, num_args, device);
   auto call = std::make_unique<detail::PreparedCall>();
-  call->config = config;
-  if (detail::bind_decorated(f.sig, args, num_args, *call) == detail::Binding::kDecorated) {
-    detail::run_decorators(f, *call, 0, device);
-  }
+  f.decorated.run(f, config, args, num_args, device, *call);
   return prepare_bound<false>(f, call->config, call->slots, f.sig.params.size(), device);
 }
 
@@ -535,35 +443,17 @@ VariantInfo TritonJITFunction::warmup_nested(const LaunchConfig& config, const A
 }
 
 std::vector<std::string> TritonJITFunction::autotune_configs() const {
-  std::vector<std::string> out;
-  if (impl_->sig.autotune) {
-    for (const auto& c : impl_->sig.autotune->configs) out.push_back(c.text);
-  }
-  return out;
+  return detail::DecoratedCalls::configs(impl_->sig);
 }
 
 std::optional<AutotuneChoice> TritonJITFunction::autotune_choice(const LaunchConfig& config, const ArgSlot* args,
                                                                  std::size_t num_args) const {
   Impl& f = *impl_;
   if (!f.sig.autotune) return std::nullopt;
-  const int device = warmup_device(config);
-  detail::Binding binding;
-  auto call = prepare_until_autotune(f, config, args, num_args, binding, device);
-  if (binding != detail::Binding::kDecorated) return std::nullopt;
-  return detail::known_choice(f, *call, device);
+  return f.decorated.choice(f, config, args, num_args, warmup_device(config));
 }
 
-void TritonJITFunction::force_autotune_config(int index) {
-  Impl& f = *impl_;
-  const std::size_t count = f.sig.autotune ? f.sig.autotune->configs.size() : 0;
-  if (index < -1 || (index >= 0 && static_cast<std::size_t>(index) >= count)) {
-    throw ValueError(
-        fmt::format("{}: force_autotune_config({}): expected -1 (tune again) or a config index from 0 to {}",
-                    f.sig.name, index, count == 0 ? -1 : static_cast<long>(count) - 1));
-  }
-  f.forced_config.store(index, std::memory_order_relaxed);
-  f.memo.invalidate();
-}
+void TritonJITFunction::force_autotune_config(int index) { impl_->decorated.force(impl_->sig, index); }
 
 const std::string& TritonJITFunction::name() const noexcept { return impl_->sig.name; }
 const std::string& TritonJITFunction::source_file() const noexcept { return impl_->sig.file; }

@@ -23,7 +23,6 @@
 namespace triton_jit::detail {
 namespace {
 
-using Impl = TritonJITFunction::Impl;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -66,7 +65,7 @@ Provenance provenance_of(const std::vector<SourceText>& sources, const std::stri
 
 // A compile must have read the sources this process read for the signature; else the two
 // describe different kernels.
-void check_same_sources(const Impl& f, const Provenance& compiled) {
+void check_same_sources(const FunctionState& f, const Provenance& compiled) {
   for (const auto& c : compiled.sources) {
     for (const auto& s : f.provenance.sources) {
       if (s.path == c.path && s.digest != c.digest) {
@@ -113,7 +112,7 @@ std::vector<std::string> value_names(const std::string& values_json, const std::
   return names;
 }
 
-bool imported_values_hold(const Impl& f, const LoadedSignature& stored, std::string_view spec) {
+bool imported_values_hold(const FunctionState& f, const LoadedSignature& stored, std::string_view spec) {
   const std::string& recorded = stored.entry.header.provenance.values;
   if (recorded == "[]") {
     // Note [Globals changed at run time]: a program may have changed what its module's text says.
@@ -142,23 +141,23 @@ bool imported_values_hold(const Impl& f, const LoadedSignature& stored, std::str
   return false;
 }
 
-void record(const Impl& f, const VariantKey& key, const VariantEntry& entry) {
+void record(const FunctionState& f, const VariantKey& key, const VariantEntry& entry) {
   record_bundle_entry(f.id.bundle_dir, variant_file_name(key, entry.header.provenance.environment),
                       serialize_variant(entry), f.sig.name);
 }
 
-void record(const Impl& f, const SignatureEntry& entry) {
+void record(const FunctionState& f, const SignatureEntry& entry) {
   record_bundle_entry(f.id.bundle_dir, "signature", serialize_signature(entry), f.sig.name);
 }
 
 void abandon_in_flight(void* arg) {
-  auto* f = static_cast<Impl*>(arg);
+  auto* f = static_cast<FunctionState*>(arg);
   // Forked child: the threads that owned these compiles and waited for them are gone.
   f->building.abandon();
-  f->tuning.abandon();
 }
 
-std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
+std::unique_ptr<Variant> make_variant(FunctionState& f, const ResolvedOptions& o, const VariantKey& key,
+                                      const CallArgs& args) {
   auto v = std::make_unique<Variant>(key);
   v->signature_text = describe_variant(f.sig, key, args);
   v->target = target_name(Target{o.arch, o.arch_specific, o.vendor});
@@ -167,7 +166,7 @@ std::unique_ptr<Variant> make_variant(Impl& f, const ResolvedOptions& o, const V
 }
 
 // Bundle or disk; an entry whose content fails its check is dropped (and removed from disk).
-std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key,
+std::unique_ptr<Variant> stored_variant(FunctionState& f, const ResolvedOptions& o, const VariantKey& key,
                                         const CallArgs& args) {
   auto started = Clock::now();
   auto stored = load_variant(f.id, key, offline_now());
@@ -194,7 +193,7 @@ std::unique_ptr<Variant> stored_variant(Impl& f, const ResolvedOptions& o, const
   return v;
 }
 
-std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key,
+std::unique_ptr<Variant> compiled_variant(FunctionState& f, const ResolvedOptions& o, const VariantKey& key,
                                           const CallArgs& args) {
   auto started = Clock::now();
   auto v = make_variant(f, o, key, args);
@@ -242,60 +241,57 @@ std::unique_ptr<Variant> compiled_variant(Impl& f, const ResolvedOptions& o, con
 
 }  // namespace
 
-std::unique_ptr<Impl> build_function(std::string_view spec, std::string_view name) {
+void build_function(FunctionState& f, std::string_view spec, std::string_view name) {
   auto started = Clock::now();
   ResolvedFunction resolved = resolve_function(spec, name, kernel_search_path());
-  auto f = std::make_unique<Impl>();
-  f->id = std::move(resolved.id);
-  f->location = std::move(resolved.location);
+  f.id = std::move(resolved.id);
+  f.location = std::move(resolved.location);
   bool have_signature = false;
-  if (auto stored = load_signature(f->id, offline_now())) {
+  if (auto stored = load_signature(f.id, offline_now())) {
     try {
-      f->sig = parse_kernel_signature(stored->entry.describe_json);
+      f.sig = parse_kernel_signature(stored->entry.describe_json);
       have_signature = true;
     } catch (const Error& e) {
-      if (stored->source == EntrySource::kDisk) discard_signature(f->id, e.what());
+      if (stored->source == EntrySource::kDisk) discard_signature(f.id, e.what());
     }
-    if (have_signature && !imported_values_hold(*f, *stored, spec)) have_signature = false;
+    if (have_signature && !imported_values_hold(f, *stored, spec)) have_signature = false;
     if (have_signature) {
-      record(*f, stored->entry);
-      f->provenance = std::move(stored->entry.header.provenance);
+      record(f, stored->entry);
+      f.provenance = std::move(stored->entry.header.provenance);
     }
   }
   if (!have_signature) {
-    if (offline_now()) throw_offline(f->id.label, "its static signature", std::string(spec));
-    Described described = compiler_bridge().describe(f->location);
+    if (offline_now()) throw_offline(f.id.label, "its static signature", std::string(spec));
+    Described described = compiler_bridge().describe(f.location);
     try {
-      f->sig = parse_kernel_signature(described.json);
+      f.sig = parse_kernel_signature(described.json);
     } catch (const Error& e) {
-      throw CompileError(fmt::format("{}: the compile script described it wrongly: {}", f->id.label, e.what()));
+      throw CompileError(fmt::format("{}: the compile script described it wrongly: {}", f.id.label, e.what()));
     }
-    f->provenance = provenance_of(described.sources, f->sig.triton_version, triton_dir_of(described.json), "");
-    f->provenance.values = std::move(described.values);
-    const SignatureEntry entry{EntryHeader{f->id.identity, f->id.portable, f->sig.name, f->provenance},
+    f.provenance = provenance_of(described.sources, f.sig.triton_version, triton_dir_of(described.json), "");
+    f.provenance.values = std::move(described.values);
+    const SignatureEntry entry{EntryHeader{f.id.identity, f.id.portable, f.sig.name, f.provenance},
                                std::move(described.json)};
-    store_signature(f->id, entry);
-    record(*f, entry);
+    store_signature(f.id, entry);
+    record(f, entry);
   }
-  f->id.values = f->provenance.values;
-  if (f->sig.autotune && !f->sig.autotune->hooks.empty()) {
+  f.id.values = f.provenance.values;
+  if (f.sig.autotune && !f.sig.autotune->hooks.empty()) {
     std::string hooks;
-    for (const auto& h : f->sig.autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;
+    for (const auto& h : f.sig.autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;
     throw Error(
         fmt::format("{}: its @triton.autotune runs Python code that triton_jit cannot run around C++ launches: "
                     "{}",
-                    f->sig.name, hooks));
+                    f.sig.name, hooks));
   }
-  if (f->sig.params.size() > kMaxParams) {
-    throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", f->sig.name,
-                                 f->sig.params.size(), kMaxParams));
+  if (f.sig.params.size() > kMaxParams) {
+    throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", f.sig.name, f.sig.params.size(),
+                                 kMaxParams));
   }
-  log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f->sig.name, f->sig.params.size(),
-      f->sig.file, seconds_since(started) * 1e3);
-  f->memo.configure(f->sig);
-  guard_across_fork(f->mutex, LockLevel::kFunction);
-  on_fork_child(&abandon_in_flight, f.get());
-  return f;
+  log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f.sig.name, f.sig.params.size(),
+      f.sig.file, seconds_since(started) * 1e3);
+  guard_across_fork(f.mutex, LockLevel::kFunction);
+  on_fork_child(&abandon_in_flight, &f);
 }
 
 namespace {
@@ -303,7 +299,7 @@ namespace {
 // A constexpr parameter named like a launch option (Gluon kernels declare `num_warps:
 // gl.constexpr`): Triton sets both from one keyword. A C++ call passes the argument and the
 // option apart, so they must agree; checked on a miss (a variant is keyed by both).
-void check_option_named_params(const Impl& f, const ResolvedOptions& o, const CallArgs& args) {
+void check_option_named_params(const FunctionState& f, const ResolvedOptions& o, const CallArgs& args) {
   const struct {
     const char* name;
     int value;
@@ -325,7 +321,8 @@ void check_option_named_params(const Impl& f, const ResolvedOptions& o, const Ca
 
 }  // namespace
 
-const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const VariantKey& key, const CallArgs& args) {
+const Variant* find_or_build_variant(FunctionState& f, const ResolvedOptions& o, const VariantKey& key,
+                                     const CallArgs& args) {
   f.misses.fetch_add(1, std::memory_order_relaxed);
   check_option_named_params(f, o, args);
   return f.building.run(
@@ -337,7 +334,7 @@ const Variant* find_or_build_variant(Impl& f, const ResolvedOptions& o, const Va
       [&](std::unique_ptr<Variant> built) { return f.cache.insert(std::move(built)); });
 }
 
-const ActiveBackend::Kernel* load_on_device(Impl& f, const Variant& v, int device) {
+const ActiveBackend::Kernel* load_on_device(FunctionState& f, const Variant& v, int device) {
   return with_function_lock(f, [&]() -> const ActiveBackend::Kernel* {
     if (const auto* k = v.loaded[device].load(std::memory_order_acquire)) return k;
     auto started = Clock::now();

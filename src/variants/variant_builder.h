@@ -12,22 +12,22 @@
 
 namespace triton_jit::detail {
 
-// A function's state: its identity and static signature. Throws LookupError, CompileError or
-// Error (offline, with no signature in a bundle or the cache).
-std::unique_ptr<TritonJITFunction::Impl> build_function(std::string_view spec, std::string_view name);
+// Fills a function's identity and static signature. Throws LookupError, CompileError or Error
+// (offline, with no signature in a bundle or the cache).
+void build_function(FunctionState& f, std::string_view spec, std::string_view name);
 
 // The variant `key` selects, compiled once however many threads ask (they wait without the
 // GIL); a failed compile is reported to every waiter and retried by the next call.
-const Variant* find_or_build_variant(TritonJITFunction::Impl& f, const ResolvedOptions& options, const VariantKey& key,
+const Variant* find_or_build_variant(FunctionState& f, const ResolvedOptions& options, const VariantKey& key,
                                      const CallArgs& args);
 
 // The variant's kernel on `device`, loaded once.
-const ActiveBackend::Kernel* load_on_device(TritonJITFunction::Impl& f, const Variant& v, int device);
+const ActiveBackend::Kernel* load_on_device(FunctionState& f, const Variant& v, int device);
 
 // Runs `fn` holding f.mutex, with the GIL released if this thread held it (Note [The GIL and the
 // runtime's locks], in compiler/bridge_loader.cpp).
 template <class Fn>
-auto with_function_lock(TritonJITFunction::Impl& f, Fn&& fn) {
+auto with_function_lock(FunctionState& f, Fn&& fn) {
   using Result = decltype(fn());
   if constexpr (std::is_void_v<Result>) {
     run_without_gil([&] {

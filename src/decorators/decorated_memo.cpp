@@ -1,4 +1,4 @@
-#include "variants/decorated_memo.h"
+#include "decorators/decorated_memo.h"
 
 #include "common/hash.h"
 #include "common/settings.h"
