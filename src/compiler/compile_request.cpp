@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/target.h"
+#include "encoding/variant_description.h"
 #include "triton_jit/compile_options.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/jit_function_arg.h"

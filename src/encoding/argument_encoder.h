@@ -7,6 +7,7 @@
 
 #include "common/limits.h"
 #include "encoding/kernel_signature.h"
+#include "encoding/key_layout.h"
 #include "encoding/variant_key.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_config.h"
@@ -50,12 +51,6 @@ struct EncodedCall {
 
 // The key word of a tensor descriptor parameter: its dtype and block shape.
 uint64_t descriptor_word(const TensorDescriptor& d) noexcept;
-// "tensordesc<fp16[64, 32]>", Triton's type name for it.
-// Triton's type of a descriptor argument: "tensordesc<fp16[64, 32]>", with a Gluon layout
-// "tensordesc<fp16[64, 32],NVMMASharedLayout(...)>".
-std::string descriptor_type_name(uint64_t word, std::string_view layout = {});
-// The rank and block shape held by a descriptor word.
-int descriptor_rank(uint64_t word) noexcept;
 
 // device_check: the CUDA device every pointer argument must live on, or -1 to skip the check
 // (warmup, where nothing is dereferenced). Throws TypeError / ValueError naming the argument.
@@ -84,137 +79,7 @@ struct CallArgs {
   const ArgSlot& param(const KernelSignature& sig, std::size_t i) const;
 };
 
-// The kind of a constexpr value in the key (its entry's value kind).
-enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString, kVTuple, kVFunction, kVExpression };
-
-// A tuple argument's tree in the key's tail, in pre-order: a node word per tuple (its element
-// count), a leaf word per element (its 16-bit entry), then the value word of a leaf folded into
-// a constexpr (None, 1).
-inline constexpr uint64_t kTreeNode = uint64_t{1} << 63;
-inline constexpr uint64_t kTreeLeaf = uint64_t{1} << 62;
-
-// One parameter of a variant, decoded from its key.
-struct DecodedParam {
-  TypeToken token;
-  Attr attr;
-  uint8_t value_kind;  // for constexprs
-  uint64_t value;      // a constexpr's bits (the first word of a string's or tuple's digest); a descriptor's word
-  uint32_t tree = 0;   // kTupleToken: where its tree starts in the key
-};
-
-// The layout of a descriptor parameter of a variant, from the call's slot ("" without one).
-std::string_view descriptor_layout(const KernelSignature& sig, const DecodedParam& d, const ArgSlot& slot);
-
-// A descriptor entry's value kind when the descriptor carries a Gluon layout: two more words, its
-// text's digest, follow the descriptor's word.
-inline constexpr uint8_t kDescriptorWithLayout = 1;
-
-inline uint32_t constexpr_words(uint8_t value_kind) {
-  return value_kind == kVString || value_kind == kVTuple || value_kind == kVFunction || value_kind == kVExpression ? 2
-                                                                                                                   : 1;
-}
-
-// The word after a tuple tree that starts at `cw`.
-inline uint32_t skip_tree(const VariantKey& key, uint32_t cw) {
-  uint64_t remaining = 1;
-  while (remaining > 0) {
-    const uint64_t w = key.words[cw++];
-    --remaining;
-    if (w & kTreeNode) {
-      remaining += static_cast<uint32_t>(w);
-    } else if (entry_token(static_cast<uint16_t>(w)) == kConstexprToken) {
-      cw += constexpr_words(entry_value_kind(static_cast<uint16_t>(w)));
-    }
-  }
-  return cw;
-}
-
-// Calls fn(index, DecodedParam) for every parameter of the variant `key` of `sig`.
-template <class Fn>
-void for_each_param(const KernelSignature& sig, const VariantKey& key, Fn&& fn) {
-  uint32_t cw = kHeaderWords + param_words(sig.params.size());
-  for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    uint16_t entry = key_entry(key, i);
-    DecodedParam d{entry_token(entry), entry_attr(entry), entry_value_kind(entry), 0};
-    if (d.token == kConstexprToken) {
-      d.value = key.words[cw];
-      cw += constexpr_words(d.value_kind);
-    } else if (d.token == kTensorDescToken) {
-      d.value = key.words[cw++];
-      if (d.value_kind == kDescriptorWithLayout) cw += 2;
-    } else if (d.token == kTupleToken) {
-      d.tree = cw;
-      cw = skip_tree(key, cw);
-    }
-    fn(i, d);
-  }
-}
-
-// A step of a walk through a tuple tree: a node's start or end, or a leaf.
-struct TupleStep {
-  enum Kind { kBegin, kLeaf, kEnd } kind;
-  uint32_t count;        // kBegin: elements
-  uint16_t entry;        // kLeaf
-  uint64_t value;        // kLeaf folded into a constexpr: its value bits
-  const uint32_t* path;  // the element's indices from the tuple down (kLeaf, kBegin of an inner node)
-  uint32_t depth;
-  bool leaf = false;
-};
-
-// Walks the tree at `tree` in order. Throws ValueError when it nests deeper than kMaxTupleDepth.
-template <class Fn>
-void walk_tuple(const VariantKey& key, uint32_t tree, Fn&& fn);
-
-// Parameters the kernel ABI takes from the user for this variant (constexprs excluded).
-int kernel_param_count(const KernelSignature& sig, const VariantKey& key);
-
 // The argument for parameter i: the caller's, or the parameter's default.
 const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* args, std::size_t n, std::size_t i);
-
-// Human-readable variant, for messages and VariantInfo: "x: *fp32:16, n: i32, BLOCK=1024".
-std::string describe_variant(const KernelSignature& sig, const VariantKey& key, const CallArgs& args);
-
-template <class Fn>
-void walk_tuple(const VariantKey& key, uint32_t tree, Fn&& fn) {
-  uint32_t path[kMaxTupleDepth];
-  uint32_t left[kMaxTupleDepth];
-  uint32_t depth = 0;
-  uint32_t cw = tree;
-  auto finished = [&] {  // one element done: close the nodes it completed
-    while (depth > 0) {
-      ++path[depth - 1];
-      if (--left[depth - 1] > 0) return;
-      --depth;
-      fn(TupleStep{TupleStep::kEnd, 0, 0, 0, path, depth});
-    }
-  };
-  do {
-    const uint64_t w = key.words[cw++];
-    if (w & kTreeNode) {
-      const auto count = static_cast<uint32_t>(w);
-      fn(TupleStep{TupleStep::kBegin, count, 0, 0, path, depth});
-      if (depth == kMaxTupleDepth) throw ValueError("triton_jit: tuple arguments nest deeper than 16");
-      if (count == 0) {
-        fn(TupleStep{TupleStep::kEnd, 0, 0, 0, path, depth});
-        finished();
-        continue;
-      }
-      path[depth] = 0;
-      left[depth] = count;
-      ++depth;
-    } else {
-      const auto entry = static_cast<uint16_t>(w);
-      uint64_t value = 0;
-      if (entry_token(entry) == kConstexprToken) {
-        value = key.words[cw];
-        cw += constexpr_words(entry_value_kind(entry));
-      }
-      TupleStep step{TupleStep::kLeaf, 0, entry, value, path, depth};
-      step.leaf = true;
-      fn(step);
-      finished();
-    }
-  } while (depth > 0);
-}
 
 }  // namespace triton_jit::detail

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backend/active_backend.h"
+#include "encoding/variant_description.h"
 #include "triton_jit/errors.h"
 
 // Note [Tensor descriptor parameters]

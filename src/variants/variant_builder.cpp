@@ -16,6 +16,7 @@
 #include "common/target.h"
 #include "compiler/compile_request.h"
 #include "compiler/compiled_kernel.h"
+#include "encoding/variant_description.h"
 #include "triton_jit/errors.h"
 #include "variants/function_identity.h"
 #include "variants/tensor_descriptors.h"

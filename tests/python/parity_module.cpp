@@ -20,6 +20,7 @@
 #include "encoding/heuristic_program.h"
 #include "encoding/kernel_signature.h"
 #include "encoding/type_token.h"
+#include "encoding/variant_description.h"
 #include "variants/tensor_descriptors.h"
 
 #include <nlohmann/json.hpp>
