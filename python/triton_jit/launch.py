@@ -68,9 +68,9 @@ def load(path, name=""):
 
 def _constexpr_expression(value):
     """The Python expression that makes a constexpr value again (Note [Constexpr expressions] in
-    launch_module.cpp; the compile script evaluates it in the kernel's module): a triton.language
-    dtype ("tl.float16"), a torch dtype ("torch.float16"), an integer, an object whose repr
-    rebuilds an equal one (Gluon's layouts, numbers, None); None for anything else."""
+    src/python_entry/arguments.cpp; the compile script evaluates it in the kernel's module): a
+    triton.language dtype ("tl.float16"), a torch dtype ("torch.float16"), an integer, an object
+    whose repr rebuilds an equal one (Gluon's layouts, numbers, None); None for anything else."""
     import triton.language as tl
     if isinstance(value, tl.dtype):
         name = value.name

@@ -1,5 +1,5 @@
 """The Python entry against Triton's own binder, over a matrix of argument kinds and values
-(Note [Constexpr expressions] in launch_module.cpp): for each value, passed to a plain parameter
+(Note [Constexpr expressions] in src/python_entry/arguments.cpp): for each value, passed to a plain parameter
 and to a tl.constexpr one, both accept it or both refuse it with the same exception type, and
 where both accept it the variant is the one Triton specializes (type, divisibility, constexpr,
 and the constexpr's value). Runs on every Triton of the matrix (scripts/test_matrix.sh)."""
