@@ -37,6 +37,8 @@ import re
 import sys
 import time
 
+import triton_jit_heuristics
+import triton_jit_hooks
 from triton_jit_sources import (Dependencies, KernelImportError, KernelLookupError, gpu_target, is_autotuner,  # noqa: F401
                                 load_kernel, program_imported,
                                 set_compile_only_target, triton_dir)
@@ -227,7 +229,6 @@ def _hooks(autotuner, scope):
     """The autotuner's hooks translated (triton_jit_hooks): each config's pre_hook, and the
     autotuner's own pre_hook and post_hook, which Triton runs around each benchmarked run; and
     what C++ cannot run, each with the reason (the C++ side refuses the kernel at load)."""
-    import triton_jit_hooks
     refused = []
     per_config = []
     for i, config in enumerate(autotuner.configs):
@@ -261,7 +262,6 @@ def _hooks(autotuner, scope):
 
 def _decorators_json(kernel):
     """The decorator chain, outermost first."""
-    import triton_jit_heuristics
     params = {p.name: i for i, p in enumerate(kernel.fn.params)}
     inside_autotuner = False
     chain = []

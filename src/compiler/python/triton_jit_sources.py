@@ -14,11 +14,18 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import inspect
-import linecache
 import os
 import sys
 import threading
 import types
+
+from triton_jit_files import SNAPSHOTS as _SNAPSHOTS
+from triton_jit_files import framework as _framework
+from triton_jit_files import module_file as _module_file
+from triton_jit_files import remember as _remember
+from triton_jit_files import source_bytes as _source_bytes
+from triton_jit_files import user_module as _user_module
+from triton_jit_values import ImportTimeValues
 
 
 class KernelLookupError(Exception):
@@ -80,25 +87,8 @@ def _after_fork_in_child():
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-_SNAPSHOTS = {}  # real path -> bytes each user module was compiled from
 _KERNELS = {}  # (file or module, function) -> _Kernel
 _FILE_MODULES = {}  # real path of a kernel file -> its module
-_FRAMEWORKS = {"triton", "torch", "numpy", "builtins", "__main__", "_pytest", "pytest", "pybind11"}
-
-
-def _framework(module_name):
-    top = (module_name or "").partition(".")[0]
-    return top in _FRAMEWORKS or top in getattr(sys, "stdlib_module_names", ())
-
-
-def _remember(path, data):
-    real = os.path.realpath(path)
-    _SNAPSHOTS[real] = data
-    lines = importlib.util.decode_source(data).splitlines(True)
-    for key in {path, real}:
-        linecache.cache[key] = (len(data), None, lines, key)
-
-
 class _SnapshotLoader(importlib.machinery.SourceFileLoader):
     """Compiles a module from bytes read once, and records them (no bytecode cache)."""
 
@@ -405,28 +395,6 @@ def load_kernel(file, module, function, search_path):
 # ---- what a kernel depends on ------------------------------------------------------------------
 
 
-def _module_file(module):
-    path = getattr(module, "__file__", None)
-    if not path or not path.endswith(".py"):
-        return None
-    return os.path.realpath(path)
-
-
-def _user_module(module):
-    return isinstance(module, types.ModuleType) and not _framework(module.__name__) and _module_file(module)
-
-
-def _source_bytes(path):
-    data = _SNAPSHOTS.get(path)
-    if data is None:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            data = b""
-    return data
-
-
 class Dependencies:
     """The files whose text decides what is compiled for a kernel: its own, those of every JIT
     function it calls (by name, or through any chain of modules: `lib.sub.fn`), of the modules
@@ -434,7 +402,6 @@ class Dependencies:
     y`, `import x as y` and `*` imports), and of the Python functions its decorators call."""
 
     def __init__(self, kernel):
-        from triton_jit_values import ImportTimeValues
         self.files = {}
         self.seen = set()
         self.imports = {}

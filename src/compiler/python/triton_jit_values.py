@@ -30,6 +30,8 @@ import os
 import sys
 import types
 
+import triton_jit_files as files
+
 # Builtins whose result depends only on their arguments.
 _PURE_BUILTINS = frozenset({
     "abs", "all", "any", "bin", "bool", "chr", "dict", "divmod", "enumerate", "filter", "float", "format",
@@ -240,12 +242,11 @@ class ImportTimeValues:
     every pinned value was computed from."""
 
     def __init__(self, dependencies):
-        from triton_jit_sources import _framework, _module_file, _source_bytes, _user_module
         self.deps = dependencies
-        self._framework = _framework
-        self._module_file = _module_file
-        self._source_bytes = _source_bytes
-        self._user_module = _user_module
+        self._framework = files.framework
+        self._module_file = files.module_file
+        self._source_bytes = files.source_bytes
+        self._user_module = files.user_module
         self.pure_names = {}  # (module name, name) -> bool
         self.pure_functions = {}  # id(code) -> bool
         self.assignments_of = {}  # module name -> {name: [(value node or None, conditional)]}
@@ -292,7 +293,7 @@ class ImportTimeValues:
             self.computed[(self._label(module), label)] = (_safe_fingerprint(value)
                                                            + _environment_read_by(node, module))
 
-    # Note [Globals changed at run time] (launch_module.cpp has the launch's side)
+    # Note [Globals changed at run time] (src/python_entry/launch.cpp has the launch's side)
     # A global whose assignment is pinned by its module's text may still hold another value: the
     # program set it (module.FACTOR = 3), another module patched it at import, or globals()[...] or
     # setattr() rebound it. Its value is then not what the text says, and a binary compiled with it
