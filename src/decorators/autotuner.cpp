@@ -79,7 +79,7 @@ void run_trial(void* context) {
   }
   // As Triton's benchmark runs them: the config's pre_hook, the autotuner's pre_hook, the
   // kernel, the autotuner's post_hook (Note [Config hooks]).
-  const AutotuneSpec& a = *c.sig->autotune;
+  const AutotuneSpec& a = *c.sig->decorators.autotune;
   if (t.call.launch_hook != nullptr) write_hooked(*c.sig, *t.call.launch_hook, t.call);
   if (a.pre_hook.writes_memory()) write_hooked(*c.sig, a.pre_hook, t.call);
   ActiveBackend::launch(*t.kernel, t.call.config, t.encoded.params, t.encoded.num_kernel_params,
@@ -94,7 +94,7 @@ void run_trial(void* context) {
 class Snapshots {
  public:
   Snapshots(FunctionState& f, const PreparedCall& call, int device) : device_(device), stream_(call.config.stream) {
-    const AutotuneSpec& a = *f.sig.autotune;
+    const AutotuneSpec& a = *f.sig.decorators.autotune;
     // zero: reset_to_zero; restore_each: restore_value; neither: a tensor a hook writes, put back
     // when tuning ends.
     auto add = [&](std::size_t p, bool zero, bool restore_each) {
@@ -244,7 +244,7 @@ void build_trials(FunctionState& f, std::vector<std::unique_ptr<Trial>>& trials)
 
 std::unique_ptr<TuningChoice> tune(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device,
                                    const VariantKey& key, const std::string& device_name) {
-  const AutotuneSpec& a = *f.sig.autotune;
+  const AutotuneSpec& a = *f.sig.decorators.autotune;
   if (ActiveBackend::capturing(device, call.config.stream)) {
     throw Error(fmt::format(
         "{}: tuning key ({}) is not tuned yet, and the launch stream is capturing a CUDA graph, where configs "
@@ -319,7 +319,7 @@ std::unique_ptr<TuningChoice> tune(FunctionState& f, DecoratorState& d, const Pr
 
 std::unique_ptr<TuningChoice> resolve(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device,
                                       const VariantKey& key) {
-  const AutotuneSpec& a = *f.sig.autotune;
+  const AutotuneSpec& a = *f.sig.decorators.autotune;
   const bool offline = hot_settings().offline.load(std::memory_order_relaxed);
   const std::string device_name = ActiveBackend::device_name(device);
   if (auto stored = load_tuning(f.id, persisted_key(key), device_name, a.configs_digest, offline)) {
@@ -379,7 +379,7 @@ void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCal
 void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key) {
   uint32_t w = 0;
   key.words[w++] = static_cast<uint64_t>(device);
-  for (std::size_t p : sig.autotune->key_params) {
+  for (std::size_t p : sig.decorators.autotune->key_params) {
     const ArgSlot& s = call.slots[p];
     key.words[w++] = static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
     if (s.kind == ArgKind::kString || s.kind == ArgKind::kExpression) {
@@ -413,7 +413,7 @@ void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device
 
 std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call) {
   std::string text;
-  for (std::size_t p : sig.autotune->key_params) {
+  for (std::size_t p : sig.decorators.autotune->key_params) {
     const ArgSlot& s = call.slots[p];
     std::string value;
     switch (s.kind) {
@@ -454,7 +454,7 @@ std::string tuning_key_text(const KernelSignature& sig, const PreparedCall& call
 }
 
 int choose_config(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device) {
-  const AutotuneSpec& a = *f.sig.autotune;
+  const AutotuneSpec& a = *f.sig.decorators.autotune;
   const int forced = d.forced_config.load(std::memory_order_relaxed);
   if (forced >= 0) return forced;
   if (a.configs.size() == 1 || !hot_settings().autotune.load(std::memory_order_relaxed)) return 0;
@@ -472,7 +472,7 @@ int choose_config(FunctionState& f, DecoratorState& d, const PreparedCall& call,
 }
 
 std::optional<AutotuneChoice> known_choice(FunctionState& f, DecoratorState& d, const PreparedCall& call, int device) {
-  const AutotuneSpec& a = *f.sig.autotune;
+  const AutotuneSpec& a = *f.sig.decorators.autotune;
   auto choice = [&](int config, std::string source, double ms) {
     return AutotuneChoice{config, a.configs[static_cast<std::size_t>(config)].text, std::move(source), ms};
   };
@@ -501,7 +501,7 @@ std::optional<AutotuneChoice> known_choice(FunctionState& f, DecoratorState& d, 
 // that a later process, offline or without a GPU to tune on, warms up the same configs without
 // Python; a bundle recorded while pruning carries it too.
 std::vector<int> candidate_configs(FunctionState& f, const PreparedCall& call, int device) {
-  const AutotuneSpec& a = *f.sig.autotune;
+  const AutotuneSpec& a = *f.sig.decorators.autotune;
   std::vector<int> all;
   for (std::size_t i = 0; i < a.configs.size(); ++i) all.push_back(static_cast<int>(i));
   if (!a.prune) return all;

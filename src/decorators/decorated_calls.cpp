@@ -24,13 +24,21 @@ std::unique_ptr<PreparedCall> prepare_until_autotune(FunctionState& f, Decorator
   binding = bind_decorated(f.sig, args, n, *call);
   if (binding != Binding::kDecorated) return call;
   const std::size_t at = autotune_step(f.sig);
-  run_decorators(f, d, *call, 0, device, at == kNoAutotune ? f.sig.steps.size() : at);
+  run_decorators(f, d, *call, 0, device, at == kNoAutotune ? f.sig.decorators.steps.size() : at);
   return call;
 }
 
 }  // namespace
 
 void DecoratedCalls::configure(const KernelSignature& sig) {
+  const auto& autotune = sig.decorators.autotune;
+  if (autotune && !autotune->hooks.empty()) {
+    std::string hooks;
+    for (const auto& h : autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;
+    throw Error(
+        fmt::format("{}: its @triton.autotune runs Python code that triton_jit cannot run around C++ launches: {}",
+                    sig.name, hooks));
+  }
   state_.memo.configure(sig);
   on_fork_child(&abandon_tuning, &state_);
 }
@@ -89,7 +97,7 @@ std::vector<std::unique_ptr<PreparedCall>> DecoratedCalls::warmup_calls(Function
 
 std::optional<AutotuneChoice> DecoratedCalls::choice(FunctionState& f, const LaunchConfig& config, const ArgSlot* args,
                                                      std::size_t n, int device) {
-  if (!f.sig.autotune) return std::nullopt;
+  if (!f.sig.decorators.autotune) return std::nullopt;
   Binding binding;
   auto call = prepare_until_autotune(f, state_, config, args, n, binding, device);
   if (binding != Binding::kDecorated) return std::nullopt;
@@ -98,14 +106,14 @@ std::optional<AutotuneChoice> DecoratedCalls::choice(FunctionState& f, const Lau
 
 std::vector<std::string> DecoratedCalls::configs(const KernelSignature& sig) {
   std::vector<std::string> out;
-  if (sig.autotune) {
-    for (const auto& c : sig.autotune->configs) out.push_back(c.text);
+  if (sig.decorators.autotune) {
+    for (const auto& c : sig.decorators.autotune->configs) out.push_back(c.text);
   }
   return out;
 }
 
 void DecoratedCalls::force(const KernelSignature& sig, int index) {
-  const std::size_t count = sig.autotune ? sig.autotune->configs.size() : 0;
+  const std::size_t count = sig.decorators.autotune ? sig.decorators.autotune->configs.size() : 0;
   if (index < -1 || (index >= 0 && static_cast<std::size_t>(index) >= count)) {
     throw ValueError(
         fmt::format("{}: force_autotune_config({}): expected -1 (tune again) or a config index from 0 to {}", sig.name,

@@ -27,7 +27,8 @@ struct Recall {
 
 class DecoratedCalls {
  public:
-  // At get_instance, once the signature is known.
+  // At get_instance, once the signature is known. Throws Error for an autotuner whose hooks run
+  // Python that cannot run around C++ launches. The object lasts for the process from then on.
   void configure(const KernelSignature& sig);
 
   // A repeated call, in two steps around the choice of its device: pack() is false when the memo

@@ -59,11 +59,11 @@ static_assert(sizeof(LaunchConfig) == 72,
 void DecoratedMemo::configure(const KernelSignature& sig) {
   enabled_ = false;
   if (!sig.decorated() || sig.params.size() > kMaxParams || sig.decorator_params.size() > kMaxOutputs) return;
-  for (const auto& h : sig.heuristics) {
+  for (const auto& h : sig.decorators.heuristics) {
     if (!h.program) return;  // Python may read anything, addresses included
   }
-  if (sig.autotune) {
-    for (const auto& c : sig.autotune->configs) {
+  if (sig.decorators.autotune) {
+    for (const auto& c : sig.decorators.autotune->configs) {
       if (!c.pre_hook.empty()) return;  // Note [Config hooks]: a hook runs with every call
     }
   }

@@ -33,16 +33,16 @@ namespace {
   std::string names;
   for (std::size_t p : sig.user_params) names += (names.empty() ? "" : ", ") + sig.params[p].name;
   std::string tuned, computed;
-  if (sig.autotune) {
+  if (sig.decorators.autotune) {
     std::vector<bool> listed(sig.params.size(), false);
-    for (const auto& c : sig.autotune->configs) {
+    for (const auto& c : sig.decorators.autotune->configs) {
       for (const auto& [param, value] : c.kwargs) {
         if (!listed[param]) tuned += (tuned.empty() ? "" : ", ") + sig.params[param].name;
         listed[param] = true;
       }
     }
   }
-  for (const auto& h : sig.heuristics) computed += (computed.empty() ? "" : ", ") + h.name;
+  for (const auto& h : sig.decorators.heuristics) computed += (computed.empty() ? "" : ", ") + h.name;
   std::string set_by;
   if (!tuned.empty()) set_by += tuned + " come from @triton.autotune";
   if (!computed.empty()) set_by += (set_by.empty() ? "" : " and ") + computed + " from @triton.heuristics";
@@ -197,7 +197,7 @@ Binding bind_decorated(const KernelSignature& sig, const ArgSlot* args, std::siz
 }
 
 void apply_config(const KernelSignature& sig, int index, PreparedCall& call) {
-  const AutotuneConfig& c = sig.autotune->configs[static_cast<std::size_t>(index)];
+  const AutotuneConfig& c = sig.decorators.autotune->configs[static_cast<std::size_t>(index)];
   call.launch_hook = c.pre_hook.writes_memory() ? &c.pre_hook : nullptr;
   for (const auto& [param, value] : c.kwargs) call.slots[param] = value;
   LaunchConfig& lc = call.config;
@@ -279,15 +279,15 @@ std::string arguments_json(const KernelSignature& sig, const PreparedCall& call)
 void run_decorators(FunctionState& f, DecoratorState& d, PreparedCall& call, std::size_t first_step, int device,
                     std::size_t end_step) {
   const KernelSignature& sig = f.sig;
-  const std::size_t end = std::min(end_step, sig.steps.size());
+  const std::size_t end = std::min(end_step, sig.decorators.steps.size());
   for (std::size_t s = first_step; s < end; ++s) {
-    const DecoratorStep& step = sig.steps[s];
+    const DecoratorStep& step = sig.decorators.steps[s];
     if (step.autotune) {
       apply_config(sig, choose_config(f, d, call, device), call);
       continue;
     }
     for (std::size_t k = step.first; k < step.first + step.count; ++k) {
-      const HeuristicSpec& h = sig.heuristics[k];
+      const HeuristicSpec& h = sig.decorators.heuristics[k];
       if (!h.program) {
         call.slots[h.param] = python_heuristic(f, d, h, call);
       } else {

@@ -14,8 +14,8 @@ namespace triton_jit::detail {
 inline constexpr std::size_t kNoAutotune = ~std::size_t{0};
 // The index of the autotune step, or kNoAutotune.
 inline std::size_t autotune_step(const KernelSignature& sig) {
-  for (std::size_t s = 0; s < sig.steps.size(); ++s) {
-    if (sig.steps[s].autotune) return s;
+  for (std::size_t s = 0; s < sig.decorators.steps.size(); ++s) {
+    if (sig.decorators.steps[s].autotune) return s;
   }
   return kNoAutotune;
 }

@@ -34,7 +34,7 @@ std::string value_text(const ArgSlot& s) {
 }
 
 void parse_autotune(const nlohmann::json& d, std::size_t index, KernelSignature& sig) {
-  if (sig.autotune) throw Error(fmt::format("triton_jit: {}: more than one @triton.autotune", sig.name));
+  if (sig.decorators.autotune) throw Error(fmt::format("triton_jit: {}: more than one @triton.autotune", sig.name));
   AutotuneSpec a;
   a.decorator = index;
   for (const auto& name : d.at("key")) {
@@ -100,12 +100,12 @@ void parse_autotune(const nlohmann::json& d, std::size_t index, KernelSignature&
   a.pre_hook = hook(d, "pre_hook", "the autotuner's pre_hook");
   a.post_hook = hook(d, "post_hook", "the autotuner's post_hook");
   a.configs_digest = digest(d.at("configs").dump()).hex();
-  sig.autotune = std::move(a);
-  sig.steps.push_back(DecoratorStep{true, 0, 0});
+  sig.decorators.autotune = std::move(a);
+  sig.decorators.steps.push_back(DecoratorStep{true, 0, 0});
 }
 
 void parse_heuristics(const nlohmann::json& d, std::size_t index, KernelSignature& sig) {
-  DecoratorStep step{false, sig.heuristics.size(), 0};
+  DecoratorStep step{false, sig.decorators.heuristics.size(), 0};
   for (const auto& v : d.at("values")) {
     HeuristicSpec h;
     h.decorator = index;
@@ -119,10 +119,10 @@ void parse_heuristics(const nlohmann::json& d, std::size_t index, KernelSignatur
     if (!program.is_null()) h.program = HeuristicProgram::parse(program, sig.params.size() + kOptionSlots);
     if (v.contains("untranslated") && v["untranslated"].is_string())
       h.untranslated = v["untranslated"].get<std::string>();
-    sig.heuristics.push_back(std::move(h));
+    sig.decorators.heuristics.push_back(std::move(h));
     ++step.count;
   }
-  sig.steps.push_back(step);
+  sig.decorators.steps.push_back(step);
 }
 
 }  // namespace
@@ -141,17 +141,17 @@ void parse_decorators(const nlohmann::json& json, KernelSignature& sig) {
       throw Error(fmt::format("triton_jit: {}: unknown decorator '{}'", sig.name, kind));
     }
   }
-  if (sig.steps.empty()) return;
+  if (sig.decorators.steps.empty()) return;
   std::vector<bool> set(sig.params.size(), false);
-  for (const auto& h : sig.heuristics) {
+  for (const auto& h : sig.decorators.heuristics) {
     if (h.param < sig.params.size()) set[h.param] = true;
   }
-  if (sig.autotune) {
-    for (const auto& c : sig.autotune->configs) {
+  if (sig.decorators.autotune) {
+    for (const auto& c : sig.decorators.autotune->configs) {
       for (const auto& [param, value] : c.kwargs) set[param] = true;
     }
     // A single config is not a choice: its options are the kernel's defaults.
-    if (sig.autotune->configs.size() == 1) sig.defaults = sig.autotune->configs[0].options;
+    if (sig.decorators.autotune->configs.size() == 1) sig.defaults = sig.decorators.autotune->configs[0].options;
   }
   for (std::size_t i = 0; i < sig.params.size(); ++i) (set[i] ? sig.decorator_params : sig.user_params).push_back(i);
   sig.num_required_user = sig.user_params.size();

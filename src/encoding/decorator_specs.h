@@ -75,8 +75,16 @@ struct HeuristicSpec {
 // A step of the decorator chain, outermost first: a range of heuristics, or the autotuner.
 struct DecoratorStep {
   bool autotune = false;
-  std::size_t first = 0;  // heuristics: [first, first + count) of KernelSignature::heuristics
+  std::size_t first = 0;  // heuristics: [first, first + count) of DecoratorSpecs::heuristics
   std::size_t count = 0;
+};
+
+// What a kernel's @triton.autotune and @triton.heuristics say, outermost first. Part of the
+// signature as one value: only parse_decorators writes it and only decorators/ reads it.
+struct DecoratorSpecs {
+  std::vector<DecoratorStep> steps;
+  std::vector<HeuristicSpec> heuristics;
+  std::optional<AutotuneSpec> autotune;
 };
 
 // Parses describe()'s "decorators" into the signature's chain and decides which parameters a

@@ -45,15 +45,13 @@ struct KernelSignature {
   std::vector<ParamRule> rules;  // one per parameter, derived from params
   std::size_t num_required = 0;  // arguments a call must pass; the rest have defaults
   LaunchDefaults defaults;
+  DecoratorSpecs decorators;  // here: every launch reads decorated() in the line of the fields above
 
-  // Decorators (@triton.autotune, @triton.heuristics), outermost first.
-  std::vector<DecoratorStep> steps;
-  std::vector<HeuristicSpec> heuristics;
-  std::optional<AutotuneSpec> autotune;
+  // How a call binds when the kernel has decorators: what it passes, and what they set.
   std::vector<std::size_t> user_params;       // what a decorated call passes: parameters no decorator sets
   std::vector<std::size_t> decorator_params;  // the others
   std::size_t num_required_user = 0;
-  bool decorated() const noexcept { return !steps.empty(); }
+  bool decorated() const noexcept { return !decorators.steps.empty(); }
 
   std::deque<std::string> string_storage;  // backs string defaults (stable addresses)
 };

@@ -104,6 +104,7 @@ TritonJITFunction& TritonJITFunction::get_instance(std::string_view path, std::s
         auto made = std::make_unique<Impl>();
         detail::build_function(*made, path, name);
         made->decorated.configure(made->sig);
+        detail::guard_function_across_fork(*made);
         return new TritonJITFunction(made.release());  // never destroyed
       },
       [&](TritonJITFunction* made) {
@@ -449,7 +450,6 @@ std::vector<std::string> TritonJITFunction::autotune_configs() const {
 std::optional<AutotuneChoice> TritonJITFunction::autotune_choice(const LaunchConfig& config, const ArgSlot* args,
                                                                  std::size_t num_args) const {
   Impl& f = *impl_;
-  if (!f.sig.autotune) return std::nullopt;
   return f.decorated.choice(f, config, args, num_args, warmup_device(config));
 }
 

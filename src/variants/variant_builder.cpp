@@ -277,20 +277,15 @@ void build_function(FunctionState& f, std::string_view spec, std::string_view na
     record(f, entry);
   }
   f.id.values = f.provenance.values;
-  if (f.sig.autotune && !f.sig.autotune->hooks.empty()) {
-    std::string hooks;
-    for (const auto& h : f.sig.autotune->hooks) hooks += (hooks.empty() ? "" : "; ") + h;
-    throw Error(
-        fmt::format("{}: its @triton.autotune runs Python code that triton_jit cannot run around C++ launches: "
-                    "{}",
-                    f.sig.name, hooks));
-  }
   if (f.sig.params.size() > kMaxParams) {
     throw ValueError(fmt::format("{}: has {} parameters; triton_jit supports up to {}", f.sig.name, f.sig.params.size(),
                                  kMaxParams));
   }
   log(LogLevel::kInfo, "{}: static signature of {} parameters from {} in {:.1f} ms", f.sig.name, f.sig.params.size(),
       f.sig.file, seconds_since(started) * 1e3);
+}
+
+void guard_function_across_fork(FunctionState& f) {
   guard_across_fork(f.mutex, LockLevel::kFunction);
   on_fork_child(&abandon_in_flight, &f);
 }

@@ -16,6 +16,10 @@ namespace triton_jit::detail {
 // (offline, with no signature in a bundle or the cache).
 void build_function(FunctionState& f, std::string_view spec, std::string_view name);
 
+// Holds the function's mutex across fork() and abandons its builds in the child (Note [Fork
+// safety]). Once the function is complete: the registration lasts for the process.
+void guard_function_across_fork(FunctionState& f);
+
 // The variant `key` selects, compiled once however many threads ask (they wait without the
 // GIL); a failed compile is reported to every waiter and retried by the next call.
 const Variant* find_or_build_variant(FunctionState& f, const ResolvedOptions& options, const VariantKey& key,

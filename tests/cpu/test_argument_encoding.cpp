@@ -151,22 +151,23 @@ TEST(KernelSignature, ReadsTheDecoratorChainOutermostFirst) {
           {"kwargs": {"BLOCK": {"int": 256}}, "num_warps": 8, "num_stages": 3, "num_ctas": 1, "maxnreg": 128}]},
         {"kind": "heuristics", "values": [
           {"name": "EVEN", "program": [["arg", 1], ["arg", 2], ["mod"], ["int", 0], ["eq"]], "untranslated": null}]}]})");
-  ASSERT_EQ(sig.steps.size(), 2u);
-  EXPECT_TRUE(sig.steps[0].autotune);
-  EXPECT_FALSE(sig.steps[1].autotune);
-  ASSERT_TRUE(sig.autotune.has_value());
-  ASSERT_EQ(sig.autotune->configs.size(), 2u);
-  EXPECT_EQ(sig.autotune->configs[1].options.num_warps, 8);
-  EXPECT_EQ(sig.autotune->configs[1].options.maxnreg, 128);
-  ASSERT_EQ(sig.autotune->configs[0].kwargs.size(), 2u);
-  EXPECT_EQ(sig.autotune->configs[0].kwargs[0].first, 2u);  // BLOCK
-  EXPECT_EQ(sig.autotune->configs[0].kwargs[0].second.value.i, 128);
-  EXPECT_EQ(sig.autotune->configs[0].text, "BLOCK=128, MODE='fast', num_warps=4, num_stages=2");
-  EXPECT_EQ(sig.autotune->key_params, std::vector<std::size_t>{1});  // names that are no parameter are skipped
-  EXPECT_EQ(sig.autotune->reset_to_zero, std::vector<std::size_t>{0});
-  ASSERT_EQ(sig.heuristics.size(), 1u);
-  EXPECT_EQ(sig.heuristics[0].param, 4u);
-  EXPECT_TRUE(sig.heuristics[0].program.has_value());
+  ASSERT_EQ(sig.decorators.steps.size(), 2u);
+  EXPECT_TRUE(sig.decorators.steps[0].autotune);
+  EXPECT_FALSE(sig.decorators.steps[1].autotune);
+  ASSERT_TRUE(sig.decorators.autotune.has_value());
+  ASSERT_EQ(sig.decorators.autotune->configs.size(), 2u);
+  EXPECT_EQ(sig.decorators.autotune->configs[1].options.num_warps, 8);
+  EXPECT_EQ(sig.decorators.autotune->configs[1].options.maxnreg, 128);
+  ASSERT_EQ(sig.decorators.autotune->configs[0].kwargs.size(), 2u);
+  EXPECT_EQ(sig.decorators.autotune->configs[0].kwargs[0].first, 2u);  // BLOCK
+  EXPECT_EQ(sig.decorators.autotune->configs[0].kwargs[0].second.value.i, 128);
+  EXPECT_EQ(sig.decorators.autotune->configs[0].text, "BLOCK=128, MODE='fast', num_warps=4, num_stages=2");
+  EXPECT_EQ(sig.decorators.autotune->key_params,
+            std::vector<std::size_t>{1});  // names that are no parameter are skipped
+  EXPECT_EQ(sig.decorators.autotune->reset_to_zero, std::vector<std::size_t>{0});
+  ASSERT_EQ(sig.decorators.heuristics.size(), 1u);
+  EXPECT_EQ(sig.decorators.heuristics[0].param, 4u);
+  EXPECT_TRUE(sig.decorators.heuristics[0].program.has_value());
   EXPECT_EQ(sig.user_params, (std::vector<std::size_t>{0, 1}));  // BLOCK, MODE and EVEN come from decorators
   EXPECT_EQ(sig.defaults.num_warps, 0);                          // two configs: no default is implied
 }
