@@ -380,6 +380,37 @@ TEST(DecoratedMemo, ARepeatedCallLaunchesTheVariantItsArgumentsSelect) {
   f.force_autotune_config(-1);
 }
 
+// Fused norms in real libraries take 38 parameters and more, most of them None or flags on a
+// given call: such a call is remembered like a short one, and gets the same variant.
+TEST(DecoratedMemo, ACallOfThirtyEightParametersIsRemembered) {
+  auto& f = const_cast<TritonJITFunction&>(kernel("wide_norm_tuned"));
+  auto x = device_pointer(g_x, DType::kFloat32, 0);
+  auto y = device_pointer(g_out, DType::kFloat32, 0);
+  auto w = device_pointer(g_x + 4096, DType::kFloat32, 0);
+  auto stats_out = device_pointer(g_out + 4096, DType::kFloat32, 0);
+  WatchLaunches watch;
+  f.force_autotune_config(2);
+  triton_jit::set_stats_enabled(true);
+  const auto before = f.stats();
+  std::string first;
+  for (int i = 0; i < 12; ++i) {
+    LaunchConfig c;
+    c.grid = {4, 1, 1};
+    f(c, x, y, w, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+      nullptr, stats_out, 1024, 1024, 0, 0, 0, 0, 4, 1000, 1e-6f, 0.0f, 0, true, 1024, false, false, false, false,
+      false, false, false, false, false);
+    if (i == 0) first = g_launched;
+    EXPECT_EQ(g_launched, first) << i;
+  }
+  const auto after = f.stats();
+  triton_jit::set_stats_enabled(false);
+  f.force_autotune_config(-1);
+  EXPECT_NE(first.find("RESIDUAL=None"), std::string::npos) << first;
+  EXPECT_NE(first.find("IS_RMS_NORM=True"), std::string::npos) << first;
+  EXPECT_EQ(after.hits - before.hits, 12u);
+  EXPECT_GE(after.remembered - before.remembered, 11u) << "the memo answered the repeated calls";
+}
+
 // Extra compile options are not packed into the memo's inputs, so a call with some keeps no
 // variant there: it looks its variant up, and options changed in place select a new one.
 TEST(DecoratedMemo, CallsWithCompileOptionsLookTheirVariantUp) {

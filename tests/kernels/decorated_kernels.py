@@ -108,3 +108,42 @@ def string_heuristics(x_ptr, out_ptr, n, MODE: tl.constexpr, SUFFIX: tl.constexp
     if LATE:
         x = x * 2
     tl.store(out_ptr + offsets, x, mask=offsets < n)
+
+
+# A row norm in the shape real libraries write their fused norms: many optional tensors passed as
+# None, a stride per tensor, and the options as constexpr flags; tuned over num_warps alone. 38
+# parameters, more than a short call's memo words.
+@triton.autotune(
+    configs=[triton.Config({}, num_warps=w) for w in (1, 2, 4, 8)],
+    key=["N", "HAS_RESIDUAL", "STORE_RESIDUAL_OUT", "IS_RMS_NORM", "HAS_BIAS", "HAS_X1", "HAS_W1", "HAS_B1"],
+)
+@triton.jit
+def wide_norm_tuned(X, Y, W, B, RESIDUAL, X1, W1, B1, Y1, RESIDUAL_OUT, ROWSCALE, SEEDS, DROPOUT_MASK, DROPOUT_MASK1,
+                    Mean, Rstd, stride_x_row, stride_y_row, stride_res_row, stride_res_out_row, stride_x1_row,
+                    stride_y1_row, M, N, eps, dropout_p, zero_centered_weight, IS_RMS_NORM: tl.constexpr,
+                    BLOCK_N: tl.constexpr, HAS_RESIDUAL: tl.constexpr, STORE_RESIDUAL_OUT: tl.constexpr,
+                    HAS_BIAS: tl.constexpr, HAS_DROPOUT: tl.constexpr, STORE_DROPOUT_MASK: tl.constexpr,
+                    HAS_ROWSCALE: tl.constexpr, HAS_X1: tl.constexpr, HAS_W1: tl.constexpr, HAS_B1: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_N)
+    mask = cols < N
+    x = tl.load(X + row * stride_x_row + cols, mask=mask, other=0.0).to(tl.float32)
+    if HAS_RESIDUAL:
+        x += tl.load(RESIDUAL + row * stride_res_row + cols, mask=mask, other=0.0).to(tl.float32)
+    if STORE_RESIDUAL_OUT:
+        tl.store(RESIDUAL_OUT + row * stride_res_out_row + cols, x, mask=mask)
+    if not IS_RMS_NORM:
+        mean = tl.sum(x, axis=0) / N
+        tl.store(Mean + row, mean)
+        xc = tl.where(mask, x - mean, 0.0)
+    else:
+        xc = tl.where(mask, x, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(xc * xc, axis=0) / N + eps)
+    tl.store(Rstd + row, rstd)
+    w = tl.load(W + cols, mask=mask).to(tl.float32)
+    if zero_centered_weight:
+        w += 1.0
+    y = xc * rstd * w
+    if HAS_BIAS:
+        y += tl.load(B + cols, mask=mask).to(tl.float32)
+    tl.store(Y + row * stride_y_row + cols, y, mask=mask)
