@@ -7,7 +7,8 @@
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
 #   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks
 #                                           pyentry ops llm attention sweep autotune tma aot gluon memcheck
-#                                           (default: all)
+#                                           (default: all); house: the launch hit of this tree against
+#                                           the base tree in .house-base/ (measurements/house/README.md)
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
 stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks pyentry ops llm attention sweep autotune tma aot gluon memcheck} "
@@ -123,6 +124,10 @@ if want benchmarks; then
   TRITON_JIT_SKIP_FIRST_LAUNCH=${TRITON_JIT_SKIP_FIRST_LAUNCH:-1} timeout 900 bash "$root/scripts/run_benchmarks.sh" \
     > "$out/benchmarks.txt" 2>&1
   grep -A 30 "Paired timing" "$out/benchmarks.txt" | head -n 40
+fi
+if want house && [ -d "$root/.house-base" ]; then
+  stage "the hit path against the base tree, builds alternating"
+  OUT="$out" timeout 900 bash "$root/measurements/house/paired_builds.sh" "$root/.house-base" 5
 fi
 if want pyentry; then
   stage "Python entry (triton_jit.jit): its tests, the launch table, and memcheck of its launches"
