@@ -22,44 +22,57 @@ heuristics. What it cannot serve identically goes to Triton's own launch:
 """
 import logging
 import threading
-import weakref
 
 _log = logging.getLogger("triton_jit")
 _lock = threading.Lock()
 _patched = {}  # class -> its own __getitem__ before install() (None: it inherited one)
-_served = weakref.WeakKeyDictionary()  # Triton kernel object -> our Kernel, or None: Triton's launch
+# id(Triton kernel object) -> (the object, our Kernel or None: Triton's launch). Keyed by id, as a
+# kernel[grid] reads it on every call and Triton's kernels hash slowly (a weak dictionary cost
+# ~0.5 us a call); the entry holds the object, so its id is not reused while it is here. Our
+# Kernel holds the object anyway (it checks the object's globals as Triton does).
+_served = {}
 _NOT_SEEN = object()
+
+
+def served(obj):
+    """Our Kernel for a Triton kernel object, None when Triton's launch keeps it, or _NOT_SEEN."""
+    entry = _served.get(id(obj))
+    return _NOT_SEEN if entry is None else entry[1]
 
 
 def installed():
     return bool(_patched)
 
 
-def _is_set(hook):
-    """A hook knob holds None, a function, or (3.5 and newer, launch hooks) a chain of them."""
-    return hook is not None and bool(getattr(hook, "calls", True))
-
-
-def _hook_readers():
-    """Functions that say whether each of Triton's launch and compile hooks is set, for the hooks
-    this Triton has (triton.knobs.runtime since 3.4; class attributes before)."""
-    readers = []
+def _hooks_reader():
+    """A function that says whether any of Triton's launch and compile hooks is set, for the hooks
+    this Triton has (triton.knobs.runtime since 3.4; class attributes before). Read on every
+    kernel[grid], so it is one expression over the hooks' owners, made once."""
+    hooks = []
     try:
         from triton import knobs
         runtime = knobs.runtime
-        for name in ("launch_enter_hook", "launch_exit_hook", "jit_cache_hook", "jit_post_compile_hook"):
-            if hasattr(runtime, name):
-                readers.append(lambda name=name: _is_set(getattr(runtime, name)))
+        hooks = [(runtime, name) for name in ("launch_enter_hook", "launch_exit_hook", "jit_cache_hook",
+                                              "jit_post_compile_hook") if hasattr(runtime, name)]
     except (ImportError, AttributeError):
         pass
-    if not readers:  # Triton 3.3
+    if not hooks:  # Triton 3.3
         from triton.compiler.compiler import CompiledKernel
         from triton.runtime.jit import JITFunction
-        for owner, name in ((CompiledKernel, "launch_enter_hook"), (CompiledKernel, "launch_exit_hook"),
-                            (JITFunction, "cache_hook"), (JITFunction, "compiled_hook")):
-            if hasattr(owner, name):
-                readers.append(lambda owner=owner, name=name: _is_set(getattr(owner, name)))
-    return tuple(readers)
+        hooks = [(owner, name) for owner, name in ((CompiledKernel, "launch_enter_hook"),
+                                                   (CompiledKernel, "launch_exit_hook"), (JITFunction, "cache_hook"),
+                                                   (JITFunction, "compiled_hook")) if hasattr(owner, name)]
+    owners = {f"o{i}": owner for i, (owner, _) in enumerate(hooks)}
+    # A hook is None, a function, or (3.5 and newer, launch hooks) a chain of them, set when it
+    # holds one.
+    terms = [f"((h := o{i}.{name}) is not None and (h.calls if type(h) is chain else True))"
+             for i, (_, name) in enumerate(hooks)]
+    chain = type(None)
+    try:
+        from triton.knobs import HookChain as chain
+    except ImportError:
+        pass
+    return eval(f"lambda: bool({' or '.join(terms) or 'False'})", {"chain": chain, **owners})
 
 
 def _serve(obj):
@@ -80,12 +93,12 @@ def _serve(obj):
     if kernel is None:
         _refuse(obj, reason)
     else:
-        _served[obj] = kernel
+        _served[id(obj)] = (obj, kernel)
     return kernel
 
 
 def _refuse(obj, reason):
-    _served[obj] = None
+    _served[id(obj)] = (obj, None)
     name = getattr(getattr(obj, "fn", obj), "__name__", type(obj).__name__)
     _log.info("triton_jit.install: %s keeps Triton's launch: %s", name, reason)
 
@@ -120,15 +133,15 @@ def install():
     with _lock:
         if _patched:
             return
-        hooks_set = _hook_readers()
+        hooks_set = _hooks_reader()
+        served_get = _served.get
         base = KernelInterface.__getitem__
 
         def make(original):
             def __getitem__(self, grid):
-                kernel = _served.get(self, _NOT_SEEN)
-                if kernel is _NOT_SEEN:
-                    kernel = _serve(self)
-                if kernel is None or any(set_() for set_ in hooks_set):
+                entry = served_get(id(self))
+                kernel = _serve(self) if entry is None else entry[1]
+                if kernel is None or hooks_set():
                     return original(self, grid)
                 return _Launch(kernel[grid], self, grid, original)
             __getitem__.__doc__ = original.__doc__

@@ -67,7 +67,7 @@ def test_decorated_kernels_are_served_whole(installed):
     # The Autotuner (and the Heuristics under it) as the module binds them: the runtime tunes.
     launch = kernels.tuned_add[(1,)]
     assert isinstance(launch, installing._Launch)
-    assert installing._served[kernels.tuned_add] is triton_jit.jit(kernels.tuned_add)
+    assert installing.served(kernels.tuned_add) is triton_jit.jit(kernels.tuned_add)
     assert isinstance(kernels.scaled_copy[(1,)], installing._Launch)
 
 
@@ -117,7 +117,7 @@ def test_a_refused_call_goes_to_tritons_launch(installed, monkeypatch):
     launch.original = tritons
     assert launch(1, 2, 3, 4, BLOCK=8) == "triton's launch"
     assert seen == [(kernels.add, (1,))]
-    assert installing._served[kernels.add] is not None  # one refused call does not give the kernel up
+    assert installing.served(kernels.add) is not None  # one refused call does not give the kernel up
 
 
 def test_the_environment_variable_installs_at_import():
