@@ -8,7 +8,10 @@
 #   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks
 #                                           pyentry ops llm attention sweep autotune tma aot gluon memcheck
 #                                           (default: all); house: the launch hit of this tree against
-#                                           the base tree in .house-base/ (measurements/house/README.md)
+#                                           the base tree in .house-base/ (measurements/README.md);
+#                                           wrappers: real libraries' wrappers with and without
+#                                           install(), from wheels in .whl/ and flash-attention's
+#                                           sources in .flash-attn/
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
 stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks pyentry ops llm attention sweep autotune tma aot gluon memcheck} "
@@ -128,6 +131,15 @@ fi
 if want house && [ -d "$root/.house-base" ]; then
   stage "the hit path against the base tree, builds alternating"
   OUT="$out" timeout 900 bash "$root/measurements/house/paired_builds.sh" "$root/.house-base" 5
+fi
+if want wrappers; then
+  stage "real libraries' Python wrappers, on Triton's launch and with install()"
+  site=/tmp/wrapper-site
+  [ -d "$root/.whl" ] && "$TRITON_JIT_PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+    --upgrade --target "$site" "$root"/.whl/*.whl > "$out/wrappers-install.txt" 2>&1
+  PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
+    "$root/benchmarks/python_wrappers_bench.py" --flash-attn-src "$root/.flash-attn" --json "$out/wrappers.json" 2>&1 |
+    grep -v Warning | tee "$out/wrappers.txt" | tail -n 20
 fi
 if want pyentry; then
   stage "Python entry (triton_jit.jit): its tests, the launch table, and memcheck of its launches"

@@ -1,0 +1,160 @@
+"""Real libraries' Python wrappers, unedited, on Triton's launch and with `triton_jit.install()`:
+the results compared, and the host time per call side by side (small inputs, so that the host
+path is what is timed). Liger-Kernel's ops and flash-attention's Triton ops (its norms, rotary);
+a library that is not importable is named as skipped. flash-attention's package imports its CUDA
+extension, so its Triton ops are loaded from its sources (--flash-attn-src: the folder holding
+`flash_attn/`, e.g. an unpacked sdist) as a package of those files alone, unmodified.
+
+    python benchmarks/python_wrappers_bench.py [--flash-attn-src DIR] [--rounds 7] [--calls 200] [--json FILE]
+"""
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import time
+import types
+
+import torch
+
+import triton_jit
+
+
+def _flash_attn(src):
+    """flash_attn.ops.triton's modules from `src`, without the package's CUDA extension."""
+    if src:
+        package = types.ModuleType("flash_attn")
+        package.__path__ = [os.path.join(src, "flash_attn")]
+        sys.modules.setdefault("flash_attn", package)
+    return (importlib.import_module("flash_attn.ops.triton.layer_norm"),
+            importlib.import_module("flash_attn.ops.triton.rotary"))
+
+
+def _leaf(t):
+    return t.detach().clone().requires_grad_(True)
+
+
+def _forward_backward(fn, *tensors):
+    """A wrapper's forward and backward: its output and every input's gradient."""
+    leaves = [_leaf(t) if t.is_floating_point() else t for t in tensors]
+    out = fn(*leaves)
+    out = out[0] if isinstance(out, tuple) else out
+    out.backward(torch.ones_like(out))
+    return [out.detach()] + [t.grad for t in leaves if t.is_floating_point() and t.grad is not None]
+
+
+def cases(flash_attn_src):
+    """(library, wrapper, function of no arguments returning the tensors to compare, exact?)"""
+    dev = "cuda"
+    made, skipped = [], []
+    bf16 = dict(device=dev, dtype=torch.bfloat16)
+    try:
+        from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+        from liger_kernel.ops.geglu import LigerGELUMulFunction
+        from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+        from liger_kernel.ops.rope import LigerRopeFunction
+        from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+        x, w, b = torch.randn(4, 512, **bf16), torch.randn(512, **bf16), torch.randn(512, **bf16)
+        a, g = torch.randn(4, 1024, **bf16), torch.randn(4, 1024, **bf16)
+        q, k = torch.randn(1, 8, 4, 64, **bf16), torch.randn(1, 2, 4, 64, **bf16)
+        cos, sin = torch.randn(1, 4, 64, **bf16), torch.randn(1, 4, 64, **bf16)
+        logits, target = torch.randn(4, 4096, device=dev), torch.randint(0, 4096, (4,), device=dev)
+        made += [
+            ("liger", "rms_norm fwd+bwd", lambda: _forward_backward(lambda x, w: LigerRMSNormFunction.apply(
+                x, w, 1e-6, 0.0, "llama", False), x, w), True),
+            ("liger", "layer_norm fwd+bwd", lambda: _forward_backward(lambda x, w, b: LigerLayerNormFunction.apply(
+                x, w, b, 1e-6), x, w, b), True),
+            ("liger", "swiglu fwd+bwd", lambda: _forward_backward(LigerSiLUMulFunction.apply, a, g), True),
+            ("liger", "geglu fwd+bwd", lambda: _forward_backward(LigerGELUMulFunction.apply, a, g), True),
+            ("liger", "rope fwd+bwd", lambda: _forward_backward(
+                lambda q, k: LigerRopeFunction.apply(q, k, cos, sin)[0], q, k), True),
+            ("liger", "cross_entropy fwd+bwd", lambda: _forward_backward(
+                lambda z: LigerCrossEntropyFunction.apply(z, target)[0], logits), True),
+        ]
+    except ImportError as error:
+        skipped.append(("liger", str(error)))
+    try:
+        layer_norm, rotary = _flash_attn(flash_attn_src)
+        x, w, b = torch.randn(4, 512, **bf16), torch.randn(512, **bf16), torch.randn(512, **bf16)
+        r = torch.randn(2, 16, 8, 64, **bf16)
+        cos, sin = torch.randn(16, 32, **bf16), torch.randn(16, 32, **bf16)
+        made += [
+            ("flash-attn", "layer_norm_fn fwd+bwd", lambda: _forward_backward(
+                lambda x, w, b: layer_norm.layer_norm_fn(x, w, b, eps=1e-6), x, w, b), False),
+            ("flash-attn", "rms_norm_fn fwd+bwd", lambda: _forward_backward(
+                lambda x, w: layer_norm.rms_norm_fn(x, w, None, eps=1e-6), x, w), False),
+            ("flash-attn", "apply_rotary", lambda: [rotary.apply_rotary(r, cos, sin)], True),
+        ]
+    except (ImportError, AttributeError) as error:
+        skipped.append(("flash-attn", str(error)))
+    return made, skipped
+
+
+def per_call_us(fn, calls):
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def same(a, b, exact):
+    if len(a) != len(b):
+        return False
+    if exact:
+        return all(torch.equal(x, y) for x, y in zip(a, b))
+    return all(torch.allclose(x.float(), y.float(), rtol=1e-2, atol=1e-2) for x, y in zip(a, b))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--flash-attn-src", help="the folder holding flash-attention's flash_attn/ sources")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("python_wrappers_bench: skipped: no GPU on this machine")
+        return 0
+    made, skipped = cases(args.flash_attn_src)
+    for library, why in skipped:
+        print(f"skipped {library}: {why}")
+    rows = []
+    for library, name, fn, exact in made:
+        triton_jit.uninstall()
+        for _ in range(3):
+            theirs = fn()  # compiles and tunes on Triton's launch
+        triton_jit.install()
+        for _ in range(3):
+            ours = fn()  # and on this runtime
+        times = {"triton": [], "install": []}
+        for _ in range(args.rounds):  # the two take turns, so drift falls on both
+            triton_jit.uninstall()
+            times["triton"].append(per_call_us(fn, args.calls))
+            triton_jit.install()
+            times["install"].append(per_call_us(fn, args.calls))
+        triton_jit.uninstall()
+        t, i = statistics.median(times["triton"]), statistics.median(times["install"])
+        rows.append(dict(library=library, wrapper=name, triton_us=t, install_us=i, speedup=t / i,
+                         results_equal=same(theirs, ours, exact), exact=exact))
+    print(f"\nhost time per call, µs: median of {args.rounds} alternating rounds of {args.calls} calls")
+    print(f"| library | wrapper | Triton's launch | install() | speedup | results |")
+    print(f"|---|---|---|---|---|---|")
+    for r in rows:
+        results = ("equal" if r["exact"] else "close") if r["results_equal"] else "DIFFER"
+        print(f"| {r['library']} | {r['wrapper']} | {r['triton_us']:.1f} | {r['install_us']:.1f} | "
+              f"{r['speedup']:.2f}x | {results} |")
+    if rows:
+        geomean = statistics.geometric_mean(r["speedup"] for r in rows)
+        print(f"geomean speedup {geomean:.2f}x; slowest {min(r['speedup'] for r in rows):.2f}x")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(rows=rows, skipped=skipped), f, indent=1)
+    return 0 if all(r["results_equal"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
