@@ -140,6 +140,9 @@ if want wrappers; then
   PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
     "$root/benchmarks/python_wrappers_bench.py" --flash-attn-src "$root/.flash-attn" --json "$out/wrappers.json" 2>&1 |
     grep -v Warning | tee "$out/wrappers.txt" | tail -n 20
+  PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
+    "$root/benchmarks/liger_decode_step.py" --json "$out/liger-step.json" 2>&1 | grep -v Warning |
+    tee "$out/liger-step.txt" | tail -n 8
 fi
 if want pyentry; then
   stage "Python entry (triton_jit.jit): its tests, the launch table, and memcheck of its launches"
