@@ -26,9 +26,9 @@ import threading
 _log = logging.getLogger("triton_jit")
 _lock = threading.Lock()
 _patched = {}  # class -> its own __getitem__ before install() (None: it inherited one)
-# id(Triton kernel object) -> (the object, our Kernel or None: Triton's launch). Keyed by id, as a
-# kernel[grid] reads it on every call and Triton's kernels hash slowly (a weak dictionary cost
-# ~0.5 us a call); the entry holds the object, so its id is not reused while it is here. Our
+# id(Triton kernel object) -> (the object, our Kernel or None: Triton's launch). Read on every
+# kernel[grid] by the redirect (src/python_entry/redirect.cpp) by the object's address, as Triton's
+# kernels hash slowly; the entry holds the object, so its id is not reused while it is here. Our
 # Kernel holds the object anyway (it checks the object's globals as Triton does).
 _served = {}
 _NOT_SEEN = object()
@@ -44,10 +44,10 @@ def installed():
     return bool(_patched)
 
 
-def _hooks_reader():
-    """A function that says whether any of Triton's launch and compile hooks is set, for the hooks
-    this Triton has (triton.knobs.runtime since 3.4; class attributes before). Read on every
-    kernel[grid], so it is one expression over the hooks' owners, made once."""
+def _hooks():
+    """Triton's launch and compile hooks as (owner, name) pairs, for the hooks this Triton has
+    (triton.knobs.runtime since 3.4; class attributes before), and the type of a chain of hooks
+    (3.5 and newer), set when it holds one; None before 3.5."""
     hooks = []
     try:
         from triton import knobs
@@ -62,17 +62,11 @@ def _hooks_reader():
         hooks = [(owner, name) for owner, name in ((CompiledKernel, "launch_enter_hook"),
                                                    (CompiledKernel, "launch_exit_hook"), (JITFunction, "cache_hook"),
                                                    (JITFunction, "compiled_hook")) if hasattr(owner, name)]
-    owners = {f"o{i}": owner for i, (owner, _) in enumerate(hooks)}
-    # A hook is None, a function, or (3.5 and newer, launch hooks) a chain of them, set when it
-    # holds one.
-    terms = [f"((h := o{i}.{name}) is not None and (h.calls if type(h) is chain else True))"
-             for i, (_, name) in enumerate(hooks)]
-    chain = type(None)
     try:
         from triton.knobs import HookChain as chain
     except ImportError:
-        pass
-    return eval(f"lambda: bool({' or '.join(terms) or 'False'})", {"chain": chain, **owners})
+        chain = None
+    return tuple(hooks), chain
 
 
 def _serve(obj):
@@ -103,53 +97,34 @@ def _refuse(obj, reason):
     _log.info("triton_jit.install: %s keeps Triton's launch: %s", name, reason)
 
 
-class _Launch:
-    """What `kernel[grid]` returns once installed: our launch, or Triton's for a call we refuse."""
-    __slots__ = ("launcher", "kernel", "grid", "original")
-
-    def __init__(self, launcher, kernel, grid, original):
-        self.launcher = launcher
-        self.kernel = kernel
-        self.grid = grid
-        self.original = original
-
-    def __call__(self, *args, **kwargs):
-        try:
-            return self.launcher(*args, **kwargs)
-        except (TypeError, ValueError, OverflowError):
-            pass  # arguments the runtime does not take: Triton's launch takes them or says why not
-        except Exception as error:  # noqa: BLE001  (a compile or load refused: the kernel goes back to Triton)
-            from .launch import CompileError, DriverError
-            if not isinstance(error, (CompileError, DriverError)):
-                raise
-            _refuse(self.kernel, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
-        return self.original(self.kernel, self.grid)(*args, **kwargs)
+def _fall_back(kernel, grid, original, error, args, kwargs):
+    """A call this runtime refused (`error`), given to Triton's launch: arguments the runtime does
+    not take (Triton's launch takes them or says why not), or a compile or load refused (the
+    kernel goes back to Triton from then on). Anything else is raised as it was."""
+    if not isinstance(error, (TypeError, ValueError, OverflowError)):
+        from .launch import CompileError, DriverError
+        if not isinstance(error, (CompileError, DriverError)):
+            raise error
+        _refuse(kernel, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}")
+    return original(kernel, grid)(*args, **kwargs)
 
 
 def install():
     """From now on, `kernel[grid](...)` of every Triton kernel runs through this runtime."""
     from triton.runtime.autotuner import Autotuner, Heuristics
     from triton.runtime.jit import JITFunction, KernelInterface
+
+    from ._launch import Redirect
     with _lock:
         if _patched:
             return
-        hooks_set = _hooks_reader()
-        served_get = _served.get
-        base = KernelInterface.__getitem__
+        hooks, chain = _hooks()
 
-        def make(original):
-            def __getitem__(self, grid):
-                entry = served_get(id(self))
-                kernel = _serve(self) if entry is None else entry[1]
-                if kernel is None or hooks_set():
-                    return original(self, grid)
-                return _Launch(kernel[grid], self, grid, original)
-            __getitem__.__doc__ = original.__doc__
-            __getitem__.__wrapped__ = original
-            return __getitem__
+        def make(original):  # kernel[grid] in C (src/python_entry/redirect.cpp)
+            return Redirect(original, _served, _serve, _fall_back, hooks, chain)
 
-        _patched[KernelInterface] = base
-        KernelInterface.__getitem__ = make(base)
+        _patched[KernelInterface] = KernelInterface.__getitem__
+        KernelInterface.__getitem__ = make(KernelInterface.__getitem__)
         for cls in (JITFunction, Autotuner, Heuristics):  # any that defines its own
             own = cls.__dict__.get("__getitem__")
             if own is not None:

@@ -28,6 +28,8 @@ PyObject* kernel_subscript(PyObject* self, PyObject* grid) {
     Py_INCREF(k);
     l->kernel = k;
     l->grid = nullptr;
+    l->triton = nullptr;
+    l->redirect = nullptr;
     PyObject_GC_Track(l);
     if (k->spare == nullptr) {
       k->spare = l;  // the Kernel's reference; a cycle Kernel -> Launcher -> Kernel, broken in dealloc
@@ -35,6 +37,8 @@ PyObject* kernel_subscript(PyObject* self, PyObject* grid) {
     }
   } else {
     Py_INCREF(l);
+    Py_CLEAR(l->triton);  // handed out by install()'s kernel[grid] before: not this time
+    Py_CLEAR(l->redirect);
   }
   Py_INCREF(grid);
   Py_XSETREF(l->grid, grid);

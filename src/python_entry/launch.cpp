@@ -19,6 +19,7 @@
 #include "python_entry/binding.h"
 #include "python_entry/errors.h"
 #include "python_entry/grid.h"
+#include "python_entry/redirect.h"
 
 namespace triton_jit::python_entry {
 
@@ -109,6 +110,8 @@ void launcher_dealloc(PyObject* self) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   Py_XDECREF(l->kernel);
   Py_XDECREF(l->grid);
+  Py_XDECREF(l->triton);
+  Py_XDECREF(l->redirect);
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -116,6 +119,8 @@ int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   Py_VISIT(l->kernel);
   Py_VISIT(l->grid);
+  Py_VISIT(l->triton);
+  Py_VISIT(l->redirect);
   return 0;
 }
 
@@ -123,6 +128,8 @@ int launcher_clear(PyObject* self) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
   Py_CLEAR(l->kernel);
   Py_CLEAR(l->grid);
+  Py_CLEAR(l->triton);
+  Py_CLEAR(l->redirect);
   return 0;
 }
 
@@ -190,7 +197,10 @@ PyObject* run_call(KernelObject* k, PyObject* grid, PyObject* const* args, std::
 
 PyObject* launcher_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
-  return run_call(l->kernel, l->grid, args, PyVectorcall_NARGS(nargsf), kwnames, Mode::kLaunch, false);
+  PyObject* result = run_call(l->kernel, l->grid, args, PyVectorcall_NARGS(nargsf), kwnames, Mode::kLaunch, false);
+  if (result == nullptr && l->triton != nullptr) [[unlikely]]
+    return fall_back_to_triton(l, args, nargsf, kwnames);
+  return result;
 }
 
 void set_up_launcher_type() {

@@ -10,7 +10,7 @@
 // call would. The files: module.cpp (this: the module and what it looks up at import), kernel.cpp
 // (the Kernel type), launch.cpp (a call, to the runtime), binding.cpp (a call's arguments to
 // parameters and options), arguments.cpp (one value to slots), grid.cpp (grids and META),
-// errors.cpp (C++ exceptions as Python's).
+// errors.cpp (C++ exceptions as Python's), redirect.cpp (install()'s kernel[grid]).
 
 #include <Python.h>
 
@@ -21,6 +21,7 @@
 #include "python_entry/kernel.h"
 #include "python_entry/launch.h"
 #include "python_entry/objects.h"
+#include "python_entry/redirect.h"
 
 namespace triton_jit::python_entry {
 
@@ -58,7 +59,9 @@ PyMODINIT_FUNC PyInit__launch() {
   set_up_kernel_type();
   set_up_launcher_type();
   set_up_meta_type();
-  if (PyType_Ready(&g_kernel_type) != 0 || PyType_Ready(&g_launcher_type) != 0 || PyType_Ready(&g_meta_type) != 0)
+  set_up_redirect_type();
+  if (PyType_Ready(&g_kernel_type) != 0 || PyType_Ready(&g_launcher_type) != 0 || PyType_Ready(&g_meta_type) != 0 ||
+      PyType_Ready(&g_redirect_type) != 0)
     return nullptr;
   for (OptionName& o : g_options) o.interned = PyUnicode_InternFromString(o.text);
   g_str_base = PyUnicode_InternFromString("base");
@@ -85,6 +88,8 @@ PyMODINIT_FUNC PyInit__launch() {
   PyModule_AddObject(m, "Launcher", reinterpret_cast<PyObject*>(&g_launcher_type));
   Py_INCREF(&g_meta_type);
   PyModule_AddObject(m, "LaunchMeta", reinterpret_cast<PyObject*>(&g_meta_type));
+  Py_INCREF(&g_redirect_type);
+  PyModule_AddObject(m, "Redirect", reinterpret_cast<PyObject*>(&g_redirect_type));
   Py_INCREF(g_compile_error);
   PyModule_AddObject(m, "CompileError", g_compile_error);
   Py_INCREF(g_driver_error);

@@ -44,6 +44,10 @@ struct LauncherObject {
   vectorcallfunc vectorcall;
   KernelObject* kernel;
   PyObject* grid;
+  // Set when install()'s kernel[grid] handed it out (redirect.cpp): Triton's kernel object and the
+  // redirect, whose Triton launch takes a call this runtime refuses. Null otherwise.
+  PyObject* triton;
+  PyObject* redirect;
 };
 
 // What a grid callable reads: the call's arguments by name, then what the decorators set, then
@@ -58,6 +62,7 @@ struct MetaObject {
 extern PyTypeObject g_kernel_type;
 extern PyTypeObject g_launcher_type;
 extern PyTypeObject g_meta_type;
+extern PyTypeObject g_redirect_type;
 
 // Looked up or interned once, at import (module.cpp).
 extern PyObject* g_tensor_descriptor_type;  // triton.tools.tensor_descriptor.TensorDescriptor; null before 3.4

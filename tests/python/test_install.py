@@ -56,7 +56,7 @@ def test_kernels_stay_tritons_objects(installed):
     assert isinstance(kernels.add, JITFunction)
     assert isinstance(kernels.tuned_add, Autotuner) and isinstance(kernels.scaled_copy, Heuristics)
     launch = kernels.add[(1,)]
-    assert isinstance(launch, installing._Launch) and isinstance(launch.launcher, triton_jit.Launcher)
+    assert isinstance(launch, triton_jit.Launcher)
     wrap_triton = getattr(getattr(torch, "library", None), "wrap_triton", None)
     if wrap_triton is not None:  # torch 2.6 and newer: still accepted, as a Triton kernel
         assert wrap_triton(kernels.add) is not None
@@ -66,9 +66,9 @@ def test_kernels_stay_tritons_objects(installed):
 def test_decorated_kernels_are_served_whole(installed):
     # The Autotuner (and the Heuristics under it) as the module binds them: the runtime tunes.
     launch = kernels.tuned_add[(1,)]
-    assert isinstance(launch, installing._Launch)
+    assert isinstance(launch, triton_jit.Launcher)
     assert installing.served(kernels.tuned_add) is triton_jit.jit(kernels.tuned_add)
-    assert isinstance(kernels.scaled_copy[(1,)], installing._Launch)
+    assert isinstance(kernels.scaled_copy[(1,)], triton_jit.Launcher)
 
 
 def test_a_kernel_the_runtime_refuses_keeps_tritons_launch_and_says_why_once(installed, caplog):
@@ -76,7 +76,7 @@ def test_a_kernel_the_runtime_refuses_keeps_tritons_launch_and_says_why_once(ins
     with caplog.at_level(logging.INFO, logger="triton_jit"):
         first = local[(1,)]
         second = local[(2,)]
-    assert not isinstance(first, installing._Launch) and not isinstance(second, installing._Launch)
+    assert not isinstance(first, triton_jit.Launcher) and not isinstance(second, triton_jit.Launcher)
     said = [r.getMessage() for r in caplog.records if "local_add" in r.getMessage()]
     assert len(said) == 1 and "keeps Triton's launch" in said[0], said
 
@@ -85,7 +85,7 @@ def test_a_set_launch_hook_keeps_tritons_launch_for_as_long_as_it_is_set(install
     knobs = getattr(triton, "knobs", None)
     if knobs is None or not hasattr(knobs.runtime, "launch_enter_hook"):
         pytest.skip("this Triton's launch hooks are class attributes (3.3)")
-    assert isinstance(kernels.add[(1,)], installing._Launch)
+    assert isinstance(kernels.add[(1,)], triton_jit.Launcher)
     previous = knobs.runtime.launch_enter_hook
     hook = lambda metadata: None  # noqa: E731
     if hasattr(previous, "add"):  # a chain of hooks (3.5 and newer)
@@ -93,31 +93,49 @@ def test_a_set_launch_hook_keeps_tritons_launch_for_as_long_as_it_is_set(install
     else:
         knobs.runtime.launch_enter_hook = hook
     try:
-        assert not isinstance(kernels.add[(1,)], installing._Launch)
+        assert not isinstance(kernels.add[(1,)], triton_jit.Launcher)
     finally:
         if hasattr(previous, "remove"):
             previous.remove(hook)
         else:
             knobs.runtime.launch_enter_hook = previous
-    assert isinstance(kernels.add[(1,)], installing._Launch)
+    assert isinstance(kernels.add[(1,)], triton_jit.Launcher)
 
 
 def test_a_refused_call_goes_to_tritons_launch(installed, monkeypatch):
-    launch = kernels.add[(1,)]
     seen = []
 
-    def refusing(*args, **kwargs):
-        raise TypeError("add: argument 'x_ptr' must be ...")
+    def tritons(kernel, grid, original, error, args, kwargs):
+        seen.append((kernel, grid, type(error), args, kwargs))
+        return "triton's launch"
 
-    def tritons(kernel, grid):
-        seen.append((kernel, grid))
-        return lambda *args, **kwargs: "triton's launch"
-
-    launch.launcher = refusing
-    launch.original = tritons
-    assert launch(1, 2, 3, 4, BLOCK=8) == "triton's launch"
-    assert seen == [(kernels.add, (1,))]
+    monkeypatch.setattr(installing, "_fall_back", tritons)
+    triton_jit.uninstall()  # install() again, so that the redirect calls the patched function
+    triton_jit.install()
+    launch = kernels.add[(1,)]
+    assert isinstance(launch, triton_jit.Launcher)
+    # An object this runtime does not take for a pointer (Triton's launch takes what has a
+    # data_ptr(), or says why not).
+    refused = object()
+    assert launch(refused, 2, 3, 4, BLOCK=8) == "triton's launch"
+    assert seen == [(kernels.add, (1,), TypeError, (refused, 2, 3, 4), {"BLOCK": 8})]
     assert installing.served(kernels.add) is not None  # one refused call does not give the kernel up
+    # The runtime's own launcher, from triton_jit.jit, has no Triton launch to fall back to.
+    with pytest.raises(TypeError):
+        triton_jit.jit(kernels.add)[(1,)](refused, 2, 3, 4, BLOCK=8)
+
+
+def test_the_fall_back_gives_tritons_launch_the_call_or_raises_what_it_does_not_take():
+    calls = []
+
+    def original(kernel, grid):
+        return lambda *args, **kwargs: calls.append((kernel, grid, args, kwargs)) or "launched"
+
+    assert installing._fall_back("k", (1,), original, TypeError("no"), (1, 2), {"B": 3}) == "launched"
+    assert calls == [("k", (1,), (1, 2), {"B": 3})]
+    with pytest.raises(KeyError):
+        installing._fall_back("k", (1,), original, KeyError("not a refusal"), (), {})
+    assert len(calls) == 1
 
 
 def test_the_environment_variable_installs_at_import():
