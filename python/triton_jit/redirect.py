@@ -69,6 +69,12 @@ def _hooks():
     return tuple(hooks), chain
 
 
+# KernelInterface wrappers of other libraries whose launch is a cache of launches of the kernel
+# they hold in .fn, nothing more: the runtime serves them whole, as it does when C++ loads them
+# (the compile script follows them to the kernel). FlagGems wraps its kernels in LibEntry.
+_LAUNCH_CACHES = frozenset({("flag_gems.utils.libentry", "LibEntry")})
+
+
 def _serve(obj):
     """Our launcher for a Triton kernel object, or None when Triton's launch keeps it."""
     from triton.runtime.autotuner import Autotuner, Heuristics
@@ -76,8 +82,9 @@ def _serve(obj):
 
     from .launch import jit
     kernel = None
-    if not isinstance(obj, (JITFunction, Autotuner, Heuristics)):
-        reason = f"a {type(obj).__name__}, not a JITFunction, Autotuner or Heuristics"
+    if not isinstance(obj, (JITFunction, Autotuner, Heuristics)) and \
+            (type(obj).__module__, type(obj).__qualname__) not in _LAUNCH_CACHES:
+        reason = f"a {type(obj).__name__}, not a JITFunction, Autotuner or Heuristics (or a launch cache over one)"
     else:
         try:
             kernel = jit(obj)

@@ -123,3 +123,36 @@ def test_flaggems_kernels_launched_from_cpp_match_torch(tmp_path):
     errors = json.loads(result.stdout.split("ERRORS ", 1)[1])
     print(errors)
     assert errors["rms_norm"] < 2e-3 and errors["softmax"] < 1e-5 and errors["mm"] < 2e-3, errors
+
+
+INSTALL_PROGRAM = r"""
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+import triton
+import triton_jit
+from triton_jit import redirect
+rms_norm = importlib.import_module("flag_gems.ops.rms_norm").rms_norm_kernel
+
+
+class Casting(triton.KernelInterface):  # a wrapper of unknown semantics that holds its kernel in .fn
+    def __init__(self, fn):
+        self.fn = fn
+
+    def run(self, *args, **kwargs):
+        return self.fn.run(*args, **kwargs)
+
+
+other = Casting(rms_norm.fn)
+triton_jit.install()
+print("SERVED", type(rms_norm[(1,)]).__name__, redirect.served(rms_norm) is not None)
+print("REFUSED", type(other[(1,)]).__name__, redirect.served(other))
+"""
+
+
+def test_install_serves_flaggems_libentry_kernels_and_leaves_unknown_wrappers_to_triton(tmp_path):
+    result = subprocess.run([sys.executable, "-c", INSTALL_PROGRAM, os.path.join(BUILD, "python")],
+                            env=flaggems_env(tmp_path, False), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines() if line.startswith(("SERVED", "REFUSED")))
+    assert lines["SERVED"] == "Launcher True", result.stdout
+    assert lines["REFUSED"] == "function None", result.stdout  # Triton's kernel[grid], and kept there
