@@ -10,8 +10,9 @@
 #                                           (default: all); house: the launch hit of this tree against
 #                                           the base tree in .house-base/ (measurements/README.md);
 #                                           wrappers: real libraries' wrappers with and without
-#                                           install(), from wheels in .whl/ and flash-attention's
-#                                           sources in .flash-attn/
+#                                           install(), and a model step on Liger's and FlagGems'
+#                                           kernels both ways, from wheels in .whl/ and
+#                                           flash-attention's sources in .flash-attn/
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
 stages=" ${*:-build tests optests demo llama readme-demo compat benchmarks pyentry ops llm attention sweep autotune tma aot gluon memcheck} "
@@ -140,9 +141,12 @@ if want wrappers; then
   PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
     "$root/benchmarks/python_wrappers_bench.py" --flash-attn-src "$root/.flash-attn" --json "$out/wrappers.json" 2>&1 |
     grep -v Warning | tee "$out/wrappers.txt" | tail -n 20
-  PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
-    "$root/benchmarks/liger_decode_step.py" --json "$out/liger-step.json" 2>&1 | grep -v Warning |
-    tee "$out/liger-step.txt" | tail -n 8
+  for library in liger flaggems; do
+    GEMS_VENDOR=nvidia FLAGGEMS_DB_URL="sqlite:///$out/flaggems_tuned.db" \
+      PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
+      "$root/benchmarks/library_decode_step.py" --library $library --json "$out/$library-step.json" 2>&1 |
+      grep -v Warning | tee "$out/$library-step.txt" | tail -n 8
+  done
 fi
 if want pyentry; then
   stage "Python entry (triton_jit.jit): its tests, the launch table, and memcheck of its launches"
