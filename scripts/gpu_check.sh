@@ -58,8 +58,9 @@ for t in "${tests[@]}"; do
   grep -E '^\[  (FAILED|PASSED|SKIPPED) |Failure|^matmul |^attention |^tma matmul ' "$out/$t.txt"
 done
 stage "pytest (GPU-facing)"
-TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rsP "$root/tests/python/test_torch_ops.py" \
-  "$root/tests/python/test_gil.py" "$root/tests/python/test_variant_report.py" "$root/tests/python/test_attention.py" "$root/tests/python/test_flaggems_kernels.py" "$root/tests/python/test_symbols.py" "$root/tests/python/test_distributed.py" "$root/tests/python/test_python_entry.py" "$root/tests/python/test_install.py" "$root/tests/python/test_torch_versions.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
+# The tests marked gpu (tests/python/conftest.py), less the two files with stages of their own.
+TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" -m pytest -q -rsP -m gpu "$root/tests/python" \
+  --ignore="$root/tests/python/test_ops.py" --ignore="$root/tests/python/test_gluon.py" --junitxml="$results/pytest.xml" 2>&1 | tee "$out/pytest.txt" | tail -n 5
 "$TRITON_JIT_PYTHON" "$root/scripts/summarize_tests.py" "$results" "${tests[@]}" pytest 2>&1 | tee "$out/tests.txt"
 fi
 

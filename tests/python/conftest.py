@@ -18,7 +18,17 @@ def gpu_available():
         return False
 
 
-requires_gpu = pytest.mark.skipif(not gpu_available(), reason="no GPU: launch tests run on the GPU machine")
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: part of the GPU check (scripts/gpu_check.sh runs pytest -m gpu): a test "
+                                       "that launches on a GPU, or a file to run again on that machine's toolchain")
+
+
+_skip_without_gpu = pytest.mark.skipif(not gpu_available(), reason="no GPU: launch tests run on the GPU machine")
+
+
+def requires_gpu(test):
+    """A test that launches on a GPU: in the GPU check (marker gpu), and skipped, visibly, without one."""
+    return pytest.mark.gpu(_skip_without_gpu(test))
 
 
 def pytest_collection_modifyitems(config, items):

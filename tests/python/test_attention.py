@@ -13,6 +13,8 @@ import torch.nn.functional as F
 
 from conftest import BUILD, requires_gpu
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 OPS_LIBRARY = os.path.join(BUILD, "lib", "libtriton_jit_ops.so")
 KERNELS = os.path.join(BUILD, "lib", "triton_jit_kernels", "attention.py")
 

@@ -9,6 +9,8 @@ import torch
 
 from conftest import BUILD, ROOT
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 OPS_LIBRARY = os.path.join(BUILD, "lib", "libtriton_jit_ops.so")
 
 

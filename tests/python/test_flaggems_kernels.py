@@ -20,8 +20,9 @@ try:
 except ValueError:
     HAVE_FLAGGEMS = False
 
-pytestmark = pytest.mark.skipif(not HAVE_FLAGGEMS, reason="flag_gems is not installed (scripts/setup_env.sh installs "
-                                                          "the pinned flag-gems)")
+pytestmark = [pytest.mark.gpu,  # the whole file is part of the GPU check
+              pytest.mark.skipif(not HAVE_FLAGGEMS, reason="flag_gems is not installed (scripts/setup_env.sh "
+                                                           "installs the pinned flag-gems)")]
 
 RMS_NORM = "flag_gems.ops.rms_norm:rms_norm_kernel"          # libentry over @triton.jit(do_not_specialize)
 SOFTMAX = "flag_gems.ops.softmax:softmax_kernel_inner"       # libentry over @triton.heuristics

@@ -4,7 +4,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import BUILD, KERNELS, ROOT
+
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
 
 PROGRAM = r"""
 import sys, tempfile

@@ -20,6 +20,8 @@ import triton_jit  # noqa: E402
 from python_entry import kernels  # noqa: E402
 from triton_jit import redirect as installing  # noqa: E402
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 
 @pytest.fixture
 def installed():

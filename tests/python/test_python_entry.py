@@ -22,6 +22,8 @@ import gpu_decorated  # noqa: E402
 import triton_jit  # noqa: E402  (the build tree's package, as the wheel lays it out)
 from python_entry import kernels  # noqa: E402
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 KERNEL_FILE = os.path.join(KERNELS, "python_entry", "kernels.py")
 
 

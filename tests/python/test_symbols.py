@@ -12,6 +12,8 @@ import pytest
 
 from conftest import BUILD
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 LIBRARIES = ["libtriton_jit.so.0", "libtriton_jit_torch.so.0", "libtriton_jit_ops.so.0", "libtriton_jit_ops-torch*.so.0",
              "libtriton_jit_python.so"]
 

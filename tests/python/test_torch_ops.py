@@ -7,6 +7,8 @@ import torch
 
 from conftest import BUILD, requires_gpu
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 OPS_LIBRARY = os.path.join(BUILD, "lib", "libtriton_jit_ops.so")
 
 

@@ -15,6 +15,8 @@ import torch
 
 from conftest import BUILD
 
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
+
 LOADER = os.path.join(BUILD, "lib", "libtriton_jit_ops.so.0")
 THIS_TORCH = ".".join(torch.__version__.split("+")[0].split(".")[:2])
 

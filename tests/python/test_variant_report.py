@@ -6,7 +6,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import BUILD, KERNELS, requires_gpu
+
+pytestmark = pytest.mark.gpu  # the whole file is part of the GPU check (conftest.py)
 
 PROGRAM = r"""
 import json, sys
