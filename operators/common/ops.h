@@ -59,6 +59,16 @@ std::tuple<at::Tensor, at::Tensor> fused_add_rms_norm(const at::Tensor& x, const
 // or, interleaved, pairs (GPT-J); the rest pass through.
 at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin,
                             const std::optional<at::Tensor>& positions = {}, bool interleaved = false);
+// A layer's rotary embedding and KV-cache write in one launch: q [tokens, heads, head_dim] and k,
+// v [tokens, kv_heads, head_dim] (views of a qkv projection, each token's heads dense, are read in
+// place), cos and sin [max_position, rotary_dim / 2], positions [tokens]; k rotated and v go into
+// key_cache and value_cache [blocks, block_size, kv_heads, head_dim] at slot_mapping [tokens] as
+// reshape_and_cache writes them. Returns q and k rotated, [tokens, heads or kv_heads, head_dim].
+std::tuple<at::Tensor, at::Tensor> rotary_and_cache(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                                    const at::Tensor& cos, const at::Tensor& sin,
+                                                    const at::Tensor& positions, const at::Tensor& key_cache,
+                                                    const at::Tensor& value_cache, const at::Tensor& slot_mapping,
+                                                    bool interleaved = false);
 
 // ---- reductions --------------------------------------------------------------------------------
 at::Tensor sum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim = false,

@@ -1,5 +1,6 @@
-// Fused ops of LLM inference: gated activations and rotary position embedding. (The fused residual
-// add + rms_norm shares norm.py's kernel and lives in norm/.)
+// Fused ops of LLM inference: gated activations, rotary position embedding, and rotary embedding
+// with the KV-cache write of a layer in one launch. (The fused residual add + rms_norm shares
+// norm.py's kernel and lives in norm/.)
 #include <ATen/ops/empty.h>
 
 #include "common/launch.h"
@@ -83,6 +84,80 @@ at::Tensor rotary_embedding(const at::Tensor& x, const at::Tensor& cos, const at
   torch_adapter::DeviceGuard guard(x);
   s.launch(k, launch_config(x, static_cast<unsigned>(tokens), static_cast<unsigned>(cdiv(heads, block_h))));
   return out;
+}
+
+namespace {
+
+// [tokens, heads, head_dim] with each token's heads dense, as views of a qkv projection are.
+bool heads_dense(const at::Tensor& t) { return t.stride(2) == 1 && t.stride(1) == t.size(2); }
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor> rotary_and_cache(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                                    const at::Tensor& cos, const at::Tensor& sin,
+                                                    const at::Tensor& positions, const at::Tensor& key_cache,
+                                                    const at::Tensor& value_cache, const at::Tensor& slot_mapping,
+                                                    bool interleaved) {
+  constexpr const char* op = "rotary_and_cache";
+  TORCH_CHECK(q.dim() == 3 && k.dim() == 3 && k.sym_sizes().equals(v.sym_sizes()), op,
+              ": q must be [tokens, heads, head_dim], k and v [tokens, kv_heads, head_dim] of one shape, got ",
+              to_text(q.sym_sizes()), ", ", to_text(k.sym_sizes()), " and ", to_text(v.sym_sizes()));
+  TORCH_CHECK(q.sym_size(0) == k.sym_size(0) && q.sym_size(2) == k.sym_size(2), op,
+              ": q and k must have the same tokens and head_dim, got ", to_text(q.sym_sizes()), " and ",
+              to_text(k.sym_sizes()));
+  TORCH_CHECK(cos.dim() == 2 && sin.dim() == 2 && cos.sym_sizes().equals(sin.sym_sizes()), op,
+              ": cos and sin must be [max_position, rotary_dim / 2] and of one shape, got ", to_text(cos.sym_sizes()),
+              " and ", to_text(sin.sym_sizes()));
+  TORCH_CHECK(cos.sym_size(1) * 2 <= q.sym_size(2), op, ": rotary_dim ", to_text(cos.sym_size(1) * 2),
+              " is more than head_dim ", to_text(q.sym_size(2)));
+  TORCH_CHECK(key_cache.dim() == 4 && key_cache.sym_sizes().equals(value_cache.sym_sizes()) &&
+                  key_cache.sym_size(2) == k.sym_size(1) && key_cache.sym_size(3) == k.sym_size(2),
+              op, ": key_cache and value_cache must be [blocks, block_size, kv_heads, head_dim] (",
+              to_text(k.sym_size(1)), ", ", to_text(k.sym_size(2)), "), got ", to_text(key_cache.sym_sizes()), " and ",
+              to_text(value_cache.sym_sizes()));
+  for (const at::Tensor* index : {&positions, &slot_mapping}) {
+    TORCH_CHECK(index->dim() == 1 && index->sym_size(0) == q.sym_size(0), op,
+                ": positions and slot_mapping must be [tokens] (", to_text(q.sym_size(0)), "), got ",
+                to_text(index->sym_sizes()));
+    TORCH_CHECK(index->scalar_type() == at::kLong || index->scalar_type() == at::kInt, op,
+                ": positions and slot_mapping must be int32 or int64, got ", c10::toString(index->scalar_type()));
+  }
+  for (const at::Tensor* t : {&k, &v, &cos, &sin, &key_cache, &value_cache}) {
+    TORCH_CHECK(t->scalar_type() == q.scalar_type(), op, ": q, k, v, cos, sin and the caches must have one dtype, got ",
+                c10::toString(q.scalar_type()), " and ", c10::toString(t->scalar_type()));
+  }
+  check_dtype_supported(at::isFloatingType(q.scalar_type()), op, q.scalar_type());
+  at::Tensor q_out = at::empty_symint(q.sym_sizes(), q.options());
+  at::Tensor k_out = at::empty_symint(k.sym_sizes(), k.options());
+  if (q_out.is_meta() || key_cache.is_meta() || q.numel() == 0) return {q_out, k_out};
+  for (const at::Tensor* t : {&k, &v, &cos, &sin, &positions, &key_cache, &value_cache, &slot_mapping}) {
+    TORCH_CHECK(q.is_cuda() && t->device() == q.device(), op, ": expected all tensors on one CUDA device, got ",
+                q.device(), " and ", t->device());
+  }
+  TORCH_CHECK(key_cache.stride(3) == 1 && key_cache.stride(2) == key_cache.size(3) && value_cache.stride(3) == 1 &&
+                  value_cache.stride(2) == value_cache.size(3),
+              op, ": the caches' [kv_heads, head_dim] must be dense");
+  const at::Tensor qc = heads_dense(q) ? q : q.contiguous();
+  const at::Tensor kc = heads_dense(k) ? k : k.contiguous();
+  const at::Tensor vc = heads_dense(v) ? v : v.contiguous();
+  const at::Tensor c = cos.stride(1) == 1 ? cos : cos.contiguous();
+  const at::Tensor sn = sin.stride(1) == 1 ? sin : sin.contiguous();
+  const int64_t tokens = q.size(0), heads = q.size(1), kv_heads = k.size(1), head_dim = q.size(2);
+  const int64_t rot = c.size(1) * 2;
+  const int64_t block_d = std::max<int64_t>(next_power_of_2(rot / 2), 1);
+  const int64_t block_v = std::min<int64_t>(next_power_of_2(head_dim), 128);
+  const int64_t block_h =
+      std::clamp<int64_t>(2048 / std::max(block_d, block_v), 1, next_power_of_2(std::max(heads, kv_heads)));
+  static const TritonJITFunction& kernel_fn = kernel("rotary.py", "rotary_cache_kernel");
+  Slots<32> s;
+  s.add_all(qc, kc, vc, c, sn, positions.contiguous(), q_out, k_out, key_cache, value_cache, slot_mapping.contiguous(),
+            tokens, heads, kv_heads, head_dim, rot, qc.stride(0), kc.stride(0), vc.stride(0), c.stride(0), sn.stride(0),
+            key_cache.size(1), key_cache.stride(0), key_cache.stride(1), value_cache.stride(0), value_cache.stride(1),
+            interleaved, block_h, block_d, block_v);
+  torch_adapter::DeviceGuard guard(q);
+  s.launch(kernel_fn, launch_config(q, static_cast<unsigned>(tokens),
+                                    static_cast<unsigned>(cdiv(heads, block_h) + cdiv(kv_heads, block_h))));
+  return {q_out, k_out};
 }
 
 }  // namespace triton_jit::ops

@@ -14,7 +14,10 @@ const bool kRegistered = [] {
           &fused_add_rms_norm)
       .op("rotary_embedding(Tensor x, Tensor cos, Tensor sin, Tensor? positions=None, bool interleaved=False) -> "
           "Tensor",
-          &rotary_embedding);
+          &rotary_embedding)
+      .op("rotary_and_cache(Tensor q, Tensor k, Tensor v, Tensor cos, Tensor sin, Tensor positions, Tensor(a!) "
+          "key_cache, Tensor(b!) value_cache, Tensor slot_mapping, bool interleaved=False) -> (Tensor, Tensor)",
+          &rotary_and_cache);
   return true;
 }();
 

@@ -38,3 +38,70 @@ def rotary_kernel(x_ptr, cos_ptr, sin_ptr, pos_ptr, out_ptr, T, S, H, D, R, cos_
         cols = d0 + tl.arange(0, BLOCK_D)
         m = head_mask[:, None] & (cols[None, :] < D)
         tl.store(out_ptr + base + cols[None, :], tl.load(x_ptr + base + cols[None, :], mask=m), mask=m)
+
+
+@triton.jit(do_not_specialize=["T"])
+def rotary_cache_kernel(q_ptr, k_ptr, v_ptr, cos_ptr, sin_ptr, pos_ptr, q_out_ptr, k_out_ptr, key_cache_ptr,
+                        value_cache_ptr, slot_ptr, T, H, HKV, D, R, stride_qt, stride_kt, stride_vt, cos_stride,
+                        sin_stride, page, stride_kcb, stride_kct, stride_vcb, stride_vct, INTERLEAVED: tl.constexpr,
+                        BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_V: tl.constexpr):
+    """A decode layer's rotary embedding and KV-cache write in one launch, reading q, k and v where
+    the qkv projection left them (rows of stride_*t, heads dense). Program (token, head-block):
+    the first cdiv(H, BLOCK_H) blocks rotate query heads into q_out; the others rotate key heads
+    into k_out and into key_cache at the token's slot (block * page + offset; a negative slot is
+    not written, as vLLM's), and copy the token's values into value_cache."""
+    t = tl.program_id(0).to(tl.int64)
+    block = tl.program_id(1)
+    q_blocks = tl.cdiv(H, BLOCK_H)
+    is_query = block < q_blocks
+    if is_query:
+        heads = block * BLOCK_H + tl.arange(0, BLOCK_H)
+        n_heads = H
+        src = q_ptr + t * stride_qt
+        dst = q_out_ptr + t * H * D
+    else:
+        heads = (block - q_blocks) * BLOCK_H + tl.arange(0, BLOCK_H)
+        n_heads = HKV
+        src = k_ptr + t * stride_kt
+        dst = k_out_ptr + t * HKV * D
+    pos = tl.load(pos_ptr + t).to(tl.int64)
+    half = tl.arange(0, BLOCK_D)
+    pair_mask = half < R // 2
+    head_mask = heads < n_heads
+    c = tl.load(cos_ptr + pos * cos_stride + half, mask=pair_mask, other=0.0).to(tl.float32)
+    s = tl.load(sin_ptr + pos * sin_stride + half, mask=pair_mask, other=0.0).to(tl.float32)
+    if INTERLEAVED:
+        first = 2 * half
+        second = 2 * half + 1
+    else:
+        first = half
+        second = half + R // 2
+    mask = head_mask[:, None] & pair_mask[None, :]
+    rows = heads[:, None] * D
+    x1 = tl.load(src + rows + first[None, :], mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(src + rows + second[None, :], mask=mask, other=0.0).to(tl.float32)
+    OUT: tl.constexpr = q_out_ptr.dtype.element_ty
+    y1 = (x1 * c[None, :] - x2 * s[None, :]).to(OUT)
+    y2 = (x2 * c[None, :] + x1 * s[None, :]).to(OUT)
+    tl.store(dst + rows + first[None, :], y1, mask=mask)
+    tl.store(dst + rows + second[None, :], y2, mask=mask)
+    for d0 in range(R, D, BLOCK_D):  # features past R pass through
+        cols = d0 + tl.arange(0, BLOCK_D)
+        m = head_mask[:, None] & (cols[None, :] < D)
+        tl.store(dst + rows + cols[None, :], tl.load(src + rows + cols[None, :], mask=m), mask=m)
+    if not is_query:
+        slot = tl.load(slot_ptr + t).to(tl.int64)
+        if slot >= 0:
+            cache = key_cache_ptr + (slot // page) * stride_kcb + (slot % page) * stride_kct
+            tl.store(cache + rows + first[None, :], y1, mask=mask)
+            tl.store(cache + rows + second[None, :], y2, mask=mask)
+            for d0 in range(R, D, BLOCK_D):
+                cols = d0 + tl.arange(0, BLOCK_D)
+                m = head_mask[:, None] & (cols[None, :] < D)
+                tl.store(cache + rows + cols[None, :], tl.load(src + rows + cols[None, :], mask=m), mask=m)
+            values = value_cache_ptr + (slot // page) * stride_vcb + (slot % page) * stride_vct
+            for d0 in range(0, D, BLOCK_V):
+                cols = d0 + tl.arange(0, BLOCK_V)
+                m = head_mask[:, None] & (cols[None, :] < D)
+                tl.store(values + rows + cols[None, :], tl.load(v_ptr + t * stride_vt + rows + cols[None, :], mask=m),
+                         mask=m)

@@ -296,10 +296,64 @@ def reductions():
             check(f"lean row reduction {op} {dtype}", ok)
 
 
+def rotary_cache():
+    """The fused rotary embedding and KV-cache write, from q, k and v as views of one qkv row."""
+    rot = module("fused/rotary.py")
+
+    def rotate(x, cos, sin, pos, r, interleaved):
+        c, s = cos[pos][:, None, :], sin[pos][:, None, :]
+        x = x.float()
+        if interleaved:
+            x1, x2 = x[..., 0:r:2], x[..., 1:r:2]
+        else:
+            x1, x2 = x[..., :r // 2], x[..., r // 2:r]
+        y1, y2 = x1 * c - x2 * s, x2 * c + x1 * s
+        out = x.clone()
+        if interleaved:
+            out[..., 0:r:2], out[..., 1:r:2] = y1, y2
+        else:
+            out[..., :r // 2], out[..., r // 2:r] = y1, y2
+        return out
+
+    for dtype, heads, kv_heads, d, r, interleaved in ((torch.float32, 8, 2, 64, 64, False),
+                                                       (torch.float16, 6, 3, 48, 32, True)):
+        tokens, page, blocks, positions = 5, 4, 4, 40
+        qkv = torch.randn(tokens, (heads + 2 * kv_heads) * d).to(dtype)
+        q = qkv[:, :heads * d].view(tokens, heads, d)
+        k = qkv[:, heads * d:(heads + kv_heads) * d].view(tokens, kv_heads, d)
+        v = qkv[:, (heads + kv_heads) * d:].view(tokens, kv_heads, d)
+        angles = torch.randn(positions, r // 2)
+        cos, sin = angles.cos().to(dtype), angles.sin().to(dtype)
+        pos = torch.tensor([3, 17, 0, 39, 8])
+        slots = torch.tensor([5, -1, 0, 15, 9])  # one padding token, not written
+        key_cache = torch.zeros(blocks, page, kv_heads, d, dtype=dtype)
+        value_cache = torch.zeros_like(key_cache)
+        q_out, k_out = torch.empty(tokens, heads, d, dtype=dtype), torch.empty(tokens, kv_heads, d, dtype=dtype)
+        block_h = triton.next_power_of_2(max(heads, kv_heads))
+        grid = (tokens, triton.cdiv(heads, block_h) + triton.cdiv(kv_heads, block_h))
+        rot.rotary_cache_kernel[grid](q, k, v, cos, sin, pos, q_out, k_out, key_cache, value_cache, slots, tokens,
+                                      heads, kv_heads, d, r, qkv.stride(0), qkv.stride(0), qkv.stride(0),
+                                      cos.stride(0), sin.stride(0), page, key_cache.stride(0), key_cache.stride(1),
+                                      value_cache.stride(0), value_cache.stride(1), INTERLEAVED=interleaved,
+                                      BLOCK_H=block_h, BLOCK_D=triton.next_power_of_2(r // 2),
+                                      BLOCK_V=triton.next_power_of_2(d))
+        q_ref, k_ref = rotate(q, cos, sin, pos, r, interleaved), rotate(k, cos, sin, pos, r, interleaved)
+        key_ref, value_ref = torch.zeros_like(key_cache).float(), torch.zeros_like(value_cache).float()
+        for i, slot in enumerate(slots.tolist()):
+            if slot >= 0:
+                key_ref[slot // page, slot % page] = k_ref[i]
+                value_ref[slot // page, slot % page] = v[i].float()
+        tolerance = 1e-6 if dtype == torch.float32 else 2e-3
+        errors = [(out.float() - ref).abs().max().item()
+                  for out, ref in ((q_out, q_ref), (k_out, k_ref), (key_cache, key_ref), (value_cache, value_ref))]
+        check(f"rotary and cache {dtype} {heads}/{kv_heads} heads d={d} r={r} interleaved={interleaved}",
+              max(errors) < tolerance, f"errors {['%.1e' % e for e in errors]}")
+
+
 if __name__ == "__main__":
     if os.environ.get("TRITON_INTERPRET") != "1":
         sys.exit("run with TRITON_INTERPRET=1")
     torch.manual_seed(0)
-    for part in (sys.argv[1:] or ["matmuls", "topk", "topk_whole_row", "softmax", "reductions"]):
+    for part in (sys.argv[1:] or ["matmuls", "topk", "topk_whole_row", "softmax", "reductions", "rotary_cache"]):
         globals()[part]()
     sys.exit(1 if failures else 0)

@@ -1,5 +1,5 @@
-"""The attention ops: flash_attn_varlen (prefill), paged_attention (decode against a paged KV cache)
-and reshape_and_cache. On CPU: Meta shapes, the errors, opcheck and torch.compile through the Meta
+"""The attention ops: flash_attn_varlen (prefill), paged_attention (decode against a paged KV cache),
+reshape_and_cache, and rotary_and_cache (a layer's rotary embedding and cache write in one launch). On CPU: Meta shapes, the errors, opcheck and torch.compile through the Meta
 kernels, and the kernels compiled by Triton for sm_90 with the arguments the wrappers pass. On a
 GPU: prefill against torch's scaled_dot_product_attention per sequence, decode against a float64
 reference over the gathered pages, and the cache write exactly."""
@@ -46,6 +46,10 @@ def test_meta_shapes(ops):
                                   meta(4, dtype=torch.int32))
     assert decoded.shape == (4, 32, 128)
     assert ops.reshape_and_cache(meta(7, 8, 128), meta(7, 8, 128), cache, cache, meta(7, dtype=torch.int64)) is None
+    rope = meta(4096, 64)
+    q_rot, k_rot = ops.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), rope, rope,
+                                        meta(7, dtype=torch.int64), cache, cache, meta(7, dtype=torch.int64))
+    assert q_rot.shape == (7, 32, 128) and k_rot.shape == (7, 8, 128) and q_rot.dtype == torch.bfloat16
 
 
 @pytest.mark.parametrize("call, message", [
@@ -73,6 +77,22 @@ def test_meta_shapes(ops):
     (lambda o: o.reshape_and_cache(meta(7, 8, 128), meta(7, 8, 128), meta(64, 16, 8, 128), meta(64, 16, 8, 128),
                                    meta(6, dtype=torch.int64)),
      r"reshape_and_cache: slot_mapping must be \[tokens\] \(7\)"),
+    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 80), meta(4096, 80),
+                                  meta(7, dtype=torch.int64), meta(64, 16, 8, 128), meta(64, 16, 8, 128),
+                                  meta(7, dtype=torch.int64)),
+     "rotary_and_cache: rotary_dim 160 is more than head_dim 128"),
+    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 64), meta(4096, 64),
+                                  meta(7, dtype=torch.int64), meta(64, 16, 4, 128), meta(64, 16, 4, 128),
+                                  meta(7, dtype=torch.int64)),
+     r"rotary_and_cache: key_cache and value_cache must be \[blocks, block_size, kv_heads, head_dim\] \(8, 128\)"),
+    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 64), meta(4096, 64),
+                                  meta(7, dtype=torch.float32), meta(64, 16, 8, 128), meta(64, 16, 8, 128),
+                                  meta(7, dtype=torch.int64)),
+     "rotary_and_cache: positions and slot_mapping must be int32 or int64, got Float"),
+    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 64, dtype=torch.float32),
+                                  meta(4096, 64, dtype=torch.float32), meta(7, dtype=torch.int64), meta(64, 16, 8, 128),
+                                  meta(64, 16, 8, 128), meta(7, dtype=torch.int64)),
+     "rotary_and_cache: q, k, v, cos, sin and the caches must have one dtype"),
 ])
 def test_bad_arguments_are_errors_naming_the_op_and_the_argument(ops, call, message):
     with pytest.raises(RuntimeError, match=message):
@@ -105,6 +125,10 @@ def test_opcheck_on_meta_tensors(ops):
                                                 meta(3, dtype=torch.int32)), test_utils=("test_schema", "test_faketensor"))
     torch.library.opcheck(ops.reshape_and_cache, (meta(5, 2, 64), meta(5, 2, 64), cache, meta(16, 16, 2, 64),
                                                   meta(5, dtype=torch.int64)), test_utils=("test_schema", "test_faketensor"))
+    rope = meta(256, 32)
+    torch.library.opcheck(ops.rotary_and_cache, (meta(5, 8, 64), meta(5, 2, 64), meta(5, 2, 64), rope, rope,
+                                                 meta(5, dtype=torch.int64), cache, meta(16, 16, 2, 64),
+                                                 meta(5, dtype=torch.int64)), test_utils=("test_schema", "test_faketensor"))
 
 
 @pytest.mark.parametrize("dtype, head_dim", [("bf16", 128), ("fp16", 64), ("bf16", 256), ("fp32", 64)])
@@ -303,3 +327,27 @@ def test_reshape_and_cache_writes_each_token_at_its_slot(ops):
     written = torch.zeros(blocks * page, dtype=torch.bool, device="cuda")
     written[slots[live]] = True
     assert bool((flat_k[~written] == 0).all())
+
+
+@requires_gpu
+@pytest.mark.parametrize("tokens, interleaved", [(1, False), (33, False), (5, True)])
+def test_rotary_and_cache_is_the_rotary_embeddings_and_the_cache_write_it_replaces(ops, tokens, interleaved):
+    torch.manual_seed(tokens)
+    heads, kv_heads, d, page, blocks = 32, 8, 128, 16, 8
+    qkv = torch.randn(tokens, (heads + 2 * kv_heads) * d, device="cuda", dtype=torch.bfloat16)
+    q = qkv[:, :heads * d].view(tokens, heads, d)  # views of the projection, as a decoder layer has them
+    k = qkv[:, heads * d:(heads + kv_heads) * d].view(tokens, kv_heads, d)
+    v = qkv[:, (heads + kv_heads) * d:].view(tokens, kv_heads, d)
+    angles = torch.randn(4096, 64, device="cuda")
+    cos, sin = angles.cos().to(torch.bfloat16), angles.sin().to(torch.bfloat16)
+    positions = torch.randint(0, 4096, (tokens,), device="cuda")
+    slots = torch.randperm(blocks * page, device="cuda")[:tokens]
+    slots[tokens // 2] = -1  # padding: not written
+    caches = [torch.zeros(blocks, page, kv_heads, d, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+    q_rot, k_rot = ops.rotary_and_cache(q, k, v, cos, sin, positions, caches[0], caches[1], slots, interleaved)
+    q_ref = ops.rotary_embedding(q, cos, sin, positions, interleaved)
+    k_ref = ops.rotary_embedding(k, cos, sin, positions, interleaved)
+    ops.reshape_and_cache(k_ref, v, caches[2], caches[3], slots)
+    assert torch.equal(q_rot, q_ref) and torch.equal(k_rot, k_ref)
+    assert torch.equal(caches[0], caches[2]) and torch.equal(caches[1], caches[3])
+

@@ -137,7 +137,7 @@ def test_the_chunked_softmax_compiles_on_sm90():
                  {"LOG": True, "BLOCK_N": 1024, "CHUNKS_PAD": 64}, 4, 1)
 
 
-@pytest.mark.parametrize("part", ["matmuls", "topk", "topk_whole_row", "softmax", "reductions"])
+@pytest.mark.parametrize("part", ["matmuls", "topk", "topk_whole_row", "softmax", "reductions", "rotary_cache"])
 def test_the_kernels_agree_with_torch_in_tritons_interpreter(part):
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     run = subprocess.run([sys.executable, os.path.join(HERE, "interpreted_kernels.py"), part], env=env,
