@@ -7,7 +7,8 @@
 # builds, fuzzing, packaging, the Triton parity tests) run in CI, not here.
 #   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks
 #                                           pyentry ops llm attention sweep autotune tma aot gluon memcheck
-#                                           (default: all); house: the launch hit of this tree against
+#                                           (default: all); decode: the decode GEMMs against the
+#                                           copy bandwidth; house: the launch hit of this tree against
 #                                           the base tree in .house-base/ (measurements/README.md);
 #                                           wrappers: real libraries' wrappers with and without
 #                                           install(), and a model step on Liger's and FlagGems'
@@ -167,6 +168,12 @@ if want ops; then
   stage "operator benchmarks against ATen"
   TRITON_JIT_BUILD_DIR="$build" timeout 900 "$TRITON_JIT_PYTHON" "$root/benchmarks/ops/bench_ops.py" \
     --library "$build/lib/libtriton_jit_ops.so" --json "$out/ops-bench.json" 2>&1 | tee "$out/ops-bench.txt" | tail -n 80
+fi
+if want decode; then
+  stage "decode-step GEMMs against the memory's bandwidth: ours, the Gluon GEMM and cuBLAS"
+  TRITON_JIT_BUILD_DIR="$build" PYTHONPATH="$build/python" timeout 900 "$TRITON_JIT_PYTHON" \
+    "$root/benchmarks/decode_gemv.py" --library "$build/lib/libtriton_jit_ops.so" --json "$out/decode-gemv.json" 2>&1 |
+    tee "$out/decode-gemv.txt" | tail -n 130
 fi
 if want llm; then
   stage "operators at Llama-3-8B shapes, and an eager decoder block with the stand-ins off and on"
