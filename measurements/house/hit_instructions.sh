@@ -30,7 +30,7 @@ per_hit() {  # kind -> "Ir D1 LL" per launch
     'BEGIN { n = 4 * 256; printf "%.2f %.3f %.3f\n", (i2 - i1) / n, (d2 - d1) / n, (l2 - l1) / n }'
 }
 read -r ri rd rl < <(per_hit raw)
-for kind in plain decorated undecorated; do
+for kind in plain many decorated undecorated; do
   read -r i d l < <(per_hit "$kind")
   awk -v k="$kind" -v i="$i" -v d="$d" -v l="$l" -v ri="$ri" -v rd="$rd" -v rl="$rl" \
     'BEGIN { printf "%-12s %14.1f %12.2f %12.2f\n", k, i - ri, d - rd, l - rl }'

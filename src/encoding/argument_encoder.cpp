@@ -296,6 +296,29 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
                                                             VariantKey& key, uint32_t& cw, uint64_t& cell,
                                                             bool& is_param) {
   is_param = true;
+  // The common case first: no annotation, and a value typed by its kind (an integer, a pointer to
+  // its tensor's dtype), as Python passes it. The same rules as the switch below, fewer tests.
+  if (p.annotation == kNoToken) [[likely]] {
+    if (s.kind == ArgKind::kInt && s.dtype == DType::kInvalid) [[likely]] {
+      if (p.specialize && s.value.i == 1) {
+        is_param = false;
+        return put_constexpr(sig, i, s, key, cw);
+      }
+      Attr attr = p.specialize ? alignment_attr(p, int_bits(s)) : Attr::kNone;
+      if (fits_i32(s)) {
+        cell = static_cast<uint32_t>(static_cast<int32_t>(s.value.i));
+        return param_entry(scalar_token(DType::kInt32), attr);
+      }
+      cell = s.value.u;
+      return param_entry(scalar_token(DType::kInt64), attr);
+    }
+    if (s.kind == ArgKind::kPointer && s.dtype != DType::kInvalid) [[likely]] {
+      if (device_check >= 0 && s.device != kUnknownDevice && s.device != device_check) [[unlikely]]
+        throw_device(sig, i, s, device_check);
+      cell = reinterpret_cast<uint64_t>(s.value.p);
+      return param_entry(pointer_token(s.dtype, false), p.specialize ? alignment_attr(p, cell) : Attr::kNone);
+    }
+  }
   if (s.kind == ArgKind::kUnsupported) [[unlikely]] {
     throw_type(sig, i, fmt::format("has dtype {}, which Triton does not accept", s.value.s));
   }

@@ -4,7 +4,7 @@
 // With FAKE_CUDA_EVICT_KB set, each launch evicts the caller's data as the real driver's does,
 // which is where the extra memory a hit reads shows up. A development tool: it prints, it does
 // not judge (timing targets live in the GPU benchmarks).
-// Usage: hit_probe <bench_kernels.py> [rounds] [only: raw, plain, decorated or undecorated]
+// Usage: hit_probe <bench_kernels.py> [rounds] [only: raw, plain, many, decorated or undecorated]
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -71,9 +71,11 @@ int main(int argc, char** argv) {
     const auto& small = TritonJITFunction::get_instance(argv[1], "add_small");
     const auto& tuned = TritonJITFunction::get_instance(argv[1], "add_tuned");
     const auto& untuned = TritonJITFunction::get_instance(argv[1], "add_untuned");
+    const auto& many = TritonJITFunction::get_instance(argv[1], "add_many");
     LaunchConfig c;
     c.num_warps = 4;
     small(c, px, py, pout, n, 1024);
+    many(c, px, py, pout, n, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1024);
     tuned(c, px, py, pout, n);
     const auto choice = tuned.autotune_choice(c, px, py, pout, n);
     static const int64_t kBlocks[] = {1024, 512, 256, 128};
@@ -91,14 +93,17 @@ int main(int argc, char** argv) {
     void* scratch = nullptr;
     void* params[] = {&xp, &yp, &op, &nn, &scratch, &scratch};
 
-    std::vector<double> r, plain, dec, und, plain_minus_raw, dec_minus_und;
+    std::vector<double> r, plain, wide, dec, und, plain_minus_raw, dec_minus_und;
     for (int round = 0; round < rounds; ++round) {
       const double a = raw && runs("raw") ? batch_ns([&] { raw(&rc, nullptr, params, nullptr); }) : 0;
       const double b = runs("plain") ? batch_ns([&] { small(c, px, py, pout, n, 1024); }) : 0;
+      const double m =
+          runs("many") ? batch_ns([&] { many(c, px, py, pout, n, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1024); }) : 0;
       const double d = runs("decorated") ? batch_ns([&] { tuned(c, px, py, pout, n); }) : 0;
       const double u = runs("undecorated") ? batch_ns([&] { untuned(c, px, py, pout, n, block, n % block == 0); }) : 0;
       r.push_back(a);
       plain.push_back(b);
+      wide.push_back(m);
       dec.push_back(d);
       und.push_back(u);
       plain_minus_raw.push_back(b - a);
@@ -109,6 +114,7 @@ int main(int argc, char** argv) {
     std::printf("  raw cuLaunchKernelEx                 %8.1f\n", median(r));
     std::printf("  plain hit (add_small)                %8.1f   hit - raw %+7.1f\n", median(plain),
                 median(plain_minus_raw));
+    std::printf("  plain hit, 16 arguments (add_many)   %8.1f\n", median(wide));
     std::printf("  decorated hit (add_tuned)            %8.1f\n", median(dec));
     std::printf("  undecorated, BLOCK and EVEN passed   %8.1f   decorated - undecorated %+7.1f\n", median(und),
                 median(dec_minus_und));
