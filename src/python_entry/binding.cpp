@@ -13,6 +13,10 @@ LaunchOption option_of(PyObject* name) noexcept {
   for (const OptionName& o : g_options) {
     if (o.interned == name) return o.option;
   }
+  // The options' names are interned, and so is a keyword written in the caller's source: an
+  // interned name that is none of them by address is none of them (Note [Interned names]).
+  if (PyUnicode_CHECK_INTERNED(name)) [[likely]]
+    return LaunchOption::kNone;
   for (const OptionName& o : g_options) {
     if (PyUnicode_CompareWithASCIIString(name, o.text) == 0) return o.option;
   }
@@ -75,11 +79,19 @@ void set_compile_option(const KernelObject* k, triton_jit::CompileOptions& optio
 
 }  // namespace
 
+// Note [Interned names]
+// Every keyword of a call is matched against the kernel's parameter names and the launch options,
+// both interned when the Kernel and the module are made. CPython interns the keyword names a
+// caller writes in its source, so they match by address; an interned name that matches none by
+// address matches none, since two interned strings of one text are one object. Only a name built
+// at run time (a **kwargs key made by code) is compared by text, as it was for every miss before.
 Py_ssize_t param_index(const KernelObject* k, PyObject* name) noexcept {
   const Py_ssize_t n = PyTuple_GET_SIZE(k->names);
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (PyTuple_GET_ITEM(k->names, i) == name) return i;
   }
+  if (PyUnicode_CHECK_INTERNED(name)) [[likely]]
+    return -1;
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (PyUnicode_Compare(PyTuple_GET_ITEM(k->names, i), name) == 0) return i;
   }

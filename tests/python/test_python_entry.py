@@ -70,6 +70,19 @@ def test_warmup_specialises_as_triton_does():
     assert (half["x_ptr"], half["y_ptr"]) == ("*fp16:16", "*fp32"), half
 
 
+def test_keywords_built_at_run_time_are_matched_by_their_text():
+    # Keywords written in source are interned and match by address (Note [Interned names]); one
+    # built by code is not interned and must still find its parameter or option.
+    k = triton_jit.jit(kernels.add)
+    x = cpu(4096)
+    block, warps = "".join(["BL", "OCK"]), "".join(["num_", "warps"])
+    written = k.warmup(x, x, x, 4096, BLOCK=1024, num_warps=8)
+    built = k.warmup(x, x, x, 4096, **{block: 1024, warps: 8})
+    assert built["signature"] == written["signature"] and built["num_warps"] == written["num_warps"] == 8, built
+    with pytest.raises(TypeError, match="got multiple values for argument 'BLOCK'"):
+        k.warmup(x, x, x, 4096, 1024, **{block: 1024})
+
+
 def test_keywords_positionals_and_defaults_select_the_same_variant():
     k = triton_jit.jit(kernels.affine)
     x = cpu(256)
