@@ -133,7 +133,7 @@ if want benchmarks; then
 fi
 if want house && [ -d "$root/.house-base" ]; then
   stage "the hit path against the base tree, builds alternating"
-  OUT="$out" timeout 900 bash "$root/measurements/house/paired_builds.sh" "$root/.house-base" 5
+  HEAD_BUILD="$build" OUT="$out" timeout 900 bash "$root/measurements/house/paired_builds.sh" "$root/.house-base" 5
 fi
 if want wrappers; then
   stage "real libraries' Python wrappers, on Triton's launch and with install()"

@@ -16,15 +16,20 @@ export TRITON_JIT_PYTHON=${TRITON_JIT_PYTHON:-$(command -v python3)}
 if [ ! -f /usr/include/xxhash.h ] && [ -f "$head/.deps/xxhash/xxhash.h" ]; then
   export TRITON_JIT_CMAKE_ARGS="-DTRITON_JIT_XXHASH_INCLUDE_DIR=$head/.deps/xxhash ${TRITON_JIT_CMAKE_ARGS:-}"
 fi
+# Only the benchmark and what it links are built; a head build already made (HEAD_BUILD, e.g. the
+# GPU check's own) is reused, since it was configured the same way.
+declare -A build_of=([base]=$base/build-house [head]=${HEAD_BUILD:-$head/build-house})
 for tree in base head; do
   src=${!tree}
-  TRITON_JIT_BUILD_DIR=$src/build-house bash "$src/scripts/build.sh" > "$out/build-$tree.txt" 2>&1 ||
+  [ -x "${build_of[$tree]}/bin/launch_benchmark" ] && [ "$tree" = head ] && continue
+  TRITON_JIT_TARGETS=launch_benchmark TRITON_JIT_BUILD_DIR=${build_of[$tree]} bash "$src/scripts/build.sh" \
+    > "$out/build-$tree.txt" 2>&1 ||
     { echo "paired_builds: the $tree build failed"; tail -n 20 "$out/build-$tree.txt"; exit 1; }
 done
 for ((r = 1; r <= runs; ++r)); do
   for tree in base head; do
     src=${!tree}
-    TRITON_JIT_CACHE_DIR=$out/cache-$tree "$src/build-house/bin/launch_benchmark" --benchmark_filter='^$' \
+    TRITON_JIT_CACHE_DIR=$out/cache-$tree "${build_of[$tree]}/bin/launch_benchmark" --benchmark_filter='^$' \
       > "$out/run-$tree-$r.txt" 2>&1 || echo "paired_builds: $tree run $r exited $?"
   done
 done
