@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <triton_jit/torch.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,7 +40,7 @@ void add_slot(CallSlots& out, const ArgSlot& slot) {
   if (out.size == kMaxCallSlots) {
     throw triton_jit::ValueError(fmt::format("triton_jit: more than {} argument values in one call", kMaxCallSlots));
   }
-  out.slots[out.size++] = slot;
+  std::construct_at(&out.slots[out.size++], slot);
 }
 
 namespace {
@@ -48,7 +49,7 @@ void add_tensor_descriptor(const KernelObject* k, PyObject* name, PyObject* valu
   if (out.num_descriptors == kMaxDescriptors)
     throw triton_jit::ValueError(
         fmt::format("{}: more than {} TensorDescriptor arguments in one call", kernel_name(k), kMaxDescriptors));
-  triton_jit::TensorDescriptor& d = out.descriptors[out.num_descriptors++];
+  triton_jit::TensorDescriptor& d = *std::construct_at(&out.descriptors[out.num_descriptors++]);
   PyObject* base = PyObject_GetAttr(value, g_str_base);
   PyObject* shape = base ? PyObject_GetAttr(value, g_str_shape) : nullptr;
   PyObject* strides = shape ? PyObject_GetAttr(value, g_str_strides) : nullptr;
@@ -116,7 +117,7 @@ void add_tensor_descriptor(const KernelObject* k, PyObject* name, PyObject* valu
   } else if (layout != Py_None) {
     PyObject* text = PyObject_Repr(layout);
     Py_DECREF(layout);
-    if (text == nullptr || out.num_owned == out.owned.size()) {
+    if (text == nullptr || out.num_owned == CallSlots::kMaxOwned) {
       Py_XDECREF(text);
       release();
       if (text != nullptr) PyErr_Format(PyExc_ValueError, "%s: too many Gluon descriptors in one call", kernel_name(k));
@@ -214,10 +215,10 @@ void add_expression(const KernelObject* k, PyObject* name, PyObject* value, Call
                  kernel_name(k), name, Py_TYPE(value)->tp_name);
     throw PythonErrorSet{};
   }
-  if (out.num_owned == out.owned.size()) {
+  if (out.num_owned == CallSlots::kMaxOwned) {
     Py_DECREF(text);
     throw triton_jit::ValueError(
-        fmt::format("{}: more than {} constexpr expressions in one call", kernel_name(k), out.owned.size()));
+        fmt::format("{}: more than {} constexpr expressions in one call", kernel_name(k), CallSlots::kMaxOwned));
   }
   out.owned[out.num_owned++] = text;
   Py_ssize_t size = 0;

@@ -106,6 +106,7 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
     PyErr_Format(PyExc_TypeError, "%s takes %zu arguments, got %zu", kernel_name(k), user.size(), nargs);
     throw PythonErrorSet{};
   }
+  std::fill_n(call.given.begin(), PyTuple_GET_SIZE(k->names), nullptr);
   for (std::size_t i = 0; i < nargs; ++i) call.given[user[i]] = args[i];
   call.num_given = nargs;
   if (kwnames != nullptr) {

@@ -127,7 +127,7 @@ int launch_device(const LaunchConfig& config, const ArgSlot* args, std::size_t n
 __attribute__((noinline)) void top_level_slots(const TritonJITFunction::Impl& f, const ArgSlot* slots,
                                                std::size_t num_slots, ArgSlot* out) {
   const detail::CallArgs args{slots, num_slots, true};
-  for (std::size_t i = 0; i < f.sig.params.size(); ++i) out[i] = args.param(f.sig, i);
+  for (std::size_t i = 0; i < f.sig.params.size(); ++i) std::construct_at(&out[i], args.param(f.sig, i));
 }
 
 // A remembered call whose variant is missing (rare: the memo keeps the variant of the calls it
@@ -190,9 +190,12 @@ __attribute__((always_inline)) inline const Variant* launch_bound(TritonJITFunct
   if (given.grid_fn != nullptr) [[unlikely]] {
     computed = given;
     if constexpr (Nested) {
-      ArgSlot params[detail::kMaxParams];
-      top_level_slots(f, args, num_args, params);
-      computed.grid = given.grid_fn(LaunchMeta(&f.sig, params, f.sig.params.size(), given), given.grid_data);
+      union TopLevel {  // constructed as top_level_slots fills it: no clear of 128 slots a call
+        TopLevel() noexcept {}
+        ArgSlot slots[detail::kMaxParams];
+      } params;
+      top_level_slots(f, args, num_args, params.slots);
+      computed.grid = given.grid_fn(LaunchMeta(&f.sig, params.slots, f.sig.params.size(), given), given.grid_data);
     } else if constexpr (Remembered) {
       computed.num_warps = chosen->num_warps;
       computed.num_stages = chosen->num_stages;
