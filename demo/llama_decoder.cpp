@@ -2,7 +2,7 @@
 // the same model written in PyTorch eager (ATen ops, as Hugging Face's Llama is written), both in
 // this process with the same random weights at Llama-3-8B layer shapes.
 //
-//   ours: embedding, per layer rms_norm, qkv (cuBLAS), rotary, reshape_and_cache, attention
+//   ours: embedding, per layer rms_norm, qkv (cuBLAS), rotary with the KV-cache write (one launch), attention
 //   (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual rms_norm,
 //   gate/up, silu_and_mul, down; the final norm, lm_head, greedy argmax and top-k sampling. The
 //   decode step, cache-slot bookkeeping included, is captured once into a CUDA graph and replayed.
@@ -101,12 +101,11 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
   for (size_t l = 0; l < w.layers.size(); ++l) {
     const Layer& layer = w.layers[l];
     const Tensor qkv = at::linear(h, layer.w_qkv);
-    const Tensor q =
-        ops::rotary_embedding(qkv.narrow(1, 0, kHeads * kHeadDim).view({t, kHeads, kHeadDim}), w.cos, w.sin, positions);
-    const Tensor k = ops::rotary_embedding(
-        qkv.narrow(1, kHeads * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim}), w.cos, w.sin, positions);
     const Tensor v = qkv.narrow(1, (kHeads + kKvHeads) * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim});
-    ops::reshape_and_cache(k, v, cache.keys[l], cache.values[l], slots);
+    const auto [q, k] = ops::rotary_and_cache(
+        qkv.narrow(1, 0, kHeads * kHeadDim).view({t, kHeads, kHeadDim}),
+        qkv.narrow(1, kHeads * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim}), v, w.cos, w.sin, positions,
+        cache.keys[l], cache.values[l], slots);
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
     auto [h2, x2] = ops::fused_add_rms_norm(at::linear(a.reshape({t, kHidden}), layer.w_o), x, layer.norm_post, kEps);
     const Tensor down = at::linear(ops::silu_and_mul(at::linear(h2, layer.w_gate_up)), layer.w_down);
