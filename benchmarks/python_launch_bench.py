@@ -157,7 +157,8 @@ def python_entry_table(build):
         floor = median[f"raw cuLaunchKernelEx from C++, {args}"]
         ours = median[f"triton_jit.jit k[(1,)](...), {args}"]
         lam = median[f"triton_jit.jit k[lambda META: ...], {args}"]
-        print(f"{args}: ours - raw {ours - floor:+.2f} us (target <= +1.0), lambda grid - raw {lam - floor:+.2f} us "
+        target = 1.0 if args == "4 args" else 0.5  # real kernels take 10-40 arguments: those must not cost more
+        print(f"{args}: ours - raw {ours - floor:+.2f} us (target <= +{target:.1f}), lambda grid - raw {lam - floor:+.2f} us "
               f"(target <= +1.3), Triton kernel[grid] / ours "
               f"{median[f'Triton kernel[(1,)](...), {args}'] / ours:.2f}x (target >= 3), "
               f"Triton CompiledKernel.run / ours {median[f'Triton CompiledKernel.run, {args}'] / ours:.2f}x")
