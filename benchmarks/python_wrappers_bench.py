@@ -143,15 +143,16 @@ def main():
             times["install"].append(per_call_us(fn, args.calls))
         triton_jit.uninstall()
         t, i = statistics.median(times["triton"]), statistics.median(times["install"])
+        paired = [a / b for a, b in zip(times["triton"], times["install"])]  # each round's own ratio
         rows.append(dict(library=library, wrapper=name, triton_us=t, install_us=i, speedup=t / i,
-                         results_equal=same(theirs, ours, exact), exact=exact))
+                         round_speedups=paired, results_equal=same(theirs, ours, exact), exact=exact))
     print(f"\nhost time per call, µs: median of {args.rounds} alternating rounds of {args.calls} calls")
-    print(f"| library | wrapper | Triton's launch | install() | speedup | results |")
-    print(f"|---|---|---|---|---|---|")
+    print("| library | wrapper | Triton's launch | install() | speedup | each round's | results |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         results = ("equal" if r["exact"] else "close") if r["results_equal"] else "DIFFER"
         print(f"| {r['library']} | {r['wrapper']} | {r['triton_us']:.1f} | {r['install_us']:.1f} | "
-              f"{r['speedup']:.2f}x | {results} |")
+              f"{r['speedup']:.2f}x | {min(r['round_speedups']):.2f}-{max(r['round_speedups']):.2f}x | {results} |")
     if rows:
         geomean = statistics.geometric_mean(r["speedup"] for r in rows)
         print(f"geomean speedup {geomean:.2f}x; slowest {min(r['speedup'] for r in rows):.2f}x")
