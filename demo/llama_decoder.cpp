@@ -102,10 +102,10 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
     const Layer& layer = w.layers[l];
     const Tensor qkv = at::linear(h, layer.w_qkv);
     const Tensor v = qkv.narrow(1, (kHeads + kKvHeads) * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim});
-    const auto [q, k] = ops::rotary_and_cache(
-        qkv.narrow(1, 0, kHeads * kHeadDim).view({t, kHeads, kHeadDim}),
-        qkv.narrow(1, kHeads * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim}), v, w.cos, w.sin, positions,
-        cache.keys[l], cache.values[l], slots);
+    const auto [q, k] =
+        ops::rotary_and_cache(qkv.narrow(1, 0, kHeads * kHeadDim).view({t, kHeads, kHeadDim}),
+                              qkv.narrow(1, kHeads * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim}), v,
+                              w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
     auto [h2, x2] = ops::fused_add_rms_norm(at::linear(a.reshape({t, kHidden}), layer.w_o), x, layer.norm_post, kEps);
     const Tensor down = at::linear(ops::silu_and_mul(at::linear(h2, layer.w_gate_up)), layer.w_down);

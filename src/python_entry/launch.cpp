@@ -181,13 +181,11 @@ PyObject* run_call(KernelObject* k, PyObject* grid, PyObject* const* args, std::
         }
         Py_RETURN_NONE;
       case Mode::kWarmup:
-        return variant_info_to_python(slots.nested
-                                          ? k->function->warmup_nested(call.config, slots.slots, slots.size)
-                                          : k->function->warmup(call.config, slots.slots, slots.size));
+        return variant_info_to_python(slots.nested ? k->function->warmup_nested(call.config, slots.slots, slots.size)
+                                                   : k->function->warmup(call.config, slots.slots, slots.size));
       case Mode::kPrepare:
-        return variant_info_to_python(slots.nested
-                                          ? k->function->prepare_nested(call.config, slots.slots, slots.size)
-                                          : k->function->prepare(call.config, slots.slots, slots.size));
+        return variant_info_to_python(slots.nested ? k->function->prepare_nested(call.config, slots.slots, slots.size)
+                                                   : k->function->prepare(call.config, slots.slots, slots.size));
     }
     Py_RETURN_NONE;
   } catch (...) {
