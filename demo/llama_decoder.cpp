@@ -1,6 +1,6 @@
 // triton_jit_llama: a Llama-style decoder run from C++ on the operator library, checked against
 // the same model written in PyTorch eager (ATen ops, as Hugging Face's Llama is written), both in
-// this process with the same random weights at Llama-3-8B layer shapes.
+// this process with the same random weights at the layer shapes of Llama-3-8B or Qwen2.5-7B.
 //
 //   ours: embedding, per layer rms_norm, qkv (cuBLAS), rotary with the KV-cache write (one launch), attention
 //   (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual rms_norm,
@@ -10,8 +10,11 @@
 //
 // Prefill of `batch` prompts of `prompt` tokens, then `steps` decode steps; the eager model reads
 // the tokens ours chose (teacher forcing) so that every step's logits compare. Prints prefill
-// tokens/s, decode tokens/s and per-token latency of both. Exit code 0 when the logits agree.
-//   triton_jit_llama [--layers N] [--batch B[,B...]] [--prompt P] [--steps S]
+// tokens/s, decode tokens/s and per-token latency of both, and what a decode step reads (weights
+// and KV cache) over its time beside the device's read stream (ATen's sum of 2 GiB), the memory's
+// limit for a step that reads each byte once. Exit code 0 when the logits agree.
+//   triton_jit_llama [--model llama-3-8b|qwen2.5-7b] [--layers N] [--batch B[,B...]]
+//                    [--context P[,P...]] [--steps S]        (--prompt P: one context)
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
@@ -19,9 +22,12 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <triton_jit/torch.h>
@@ -33,37 +39,67 @@ namespace {
 namespace ops = triton_jit::ops;
 using at::Tensor;
 
-constexpr int64_t kHidden = 4096, kHeads = 32, kKvHeads = 8, kHeadDim = 128, kMlp = 14336, kVocab = 128256;
+// A model's layer shapes, as its config.json gives them.
+struct ModelShape {
+  std::string_view name;
+  int64_t hidden, heads, kv_heads, head_dim, mlp, vocab;
+  double rope_theta;
+  bool qkv_bias;  // Qwen2's q, k and v projections have biases
+};
+constexpr ModelShape kModels[] = {
+    {"Llama-3-8B", 4096, 32, 8, 128, 14336, 128256, 500000.0, false},
+    {"Qwen2.5-7B", 3584, 28, 4, 128, 18944, 152064, 1000000.0, true},
+};
 constexpr int64_t kPage = 16;
 constexpr double kEps = 1e-5;
 
 struct Layer {
-  Tensor norm_in, w_qkv, w_o, norm_post, w_gate_up, w_down;
+  Tensor norm_in, w_qkv, b_qkv, w_o, norm_post, w_gate_up, w_down;  // b_qkv: undefined without biases
 };
 
 struct Weights {
+  ModelShape m;
   Tensor embedding, final_norm, lm_head, cos, sin;  // cos, sin: [max_position, head_dim / 2] float32
   std::vector<Layer> layers;
 };
 
-Weights make_weights(int64_t layers, int64_t max_position) {
+Tensor qkv_projection(const Layer& layer, const Tensor& h) {
+  return layer.b_qkv.defined() ? at::linear(h, layer.w_qkv, layer.b_qkv) : at::linear(h, layer.w_qkv);
+}
+
+Weights make_weights(const ModelShape& m, int64_t layers, int64_t max_position) {
   auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
   auto linear = [&](int64_t out, int64_t in) { return at::randn({out, in}, bf16) * 0.02; };
-  auto norm = [&] { return 1 + at::randn({kHidden}, bf16) * 0.1; };
-  Weights w;
-  w.embedding = at::randn({kVocab, kHidden}, bf16);
+  auto norm = [&] { return 1 + at::randn({m.hidden}, bf16) * 0.1; };
+  const int64_t qkv = (m.heads + 2 * m.kv_heads) * m.head_dim;
+  Weights w{m};
+  w.embedding = at::randn({m.vocab, m.hidden}, bf16);
   for (int64_t l = 0; l < layers; ++l) {
-    w.layers.push_back({norm(), linear((kHeads + 2 * kKvHeads) * kHeadDim, kHidden), linear(kHidden, kHidden), norm(),
-                        linear(2 * kMlp, kHidden), linear(kHidden, kMlp)});
+    w.layers.push_back({norm(), linear(qkv, m.hidden), m.qkv_bias ? at::randn({qkv}, bf16) * 0.02 : Tensor(),
+                        linear(m.hidden, m.heads * m.head_dim), norm(), linear(2 * m.mlp, m.hidden),
+                        linear(m.hidden, m.mlp)});
   }
   w.final_norm = norm();
-  w.lm_head = linear(kVocab, kHidden);
+  w.lm_head = linear(m.vocab, m.hidden);
   auto f32 = bf16.dtype(at::kFloat);
-  const Tensor inv_freq = at::pow(500000.0, -at::arange(0, kHeadDim, 2, f32) / kHeadDim);
+  const Tensor inv_freq = at::pow(m.rope_theta, -at::arange(0, m.head_dim, 2, f32) / m.head_dim);
   const Tensor angles = at::outer(at::arange(max_position, f32), inv_freq);
   w.cos = angles.cos();
   w.sin = angles.sin();
   return w;
+}
+
+// The bytes a decode step must read at least: every weight once (the embedding's rows aside) and
+// each sequence's keys and values up to `context` positions.
+double step_bytes(const Weights& w, int64_t batch, int64_t context) {
+  double weights = static_cast<double>(w.lm_head.nbytes() + w.final_norm.nbytes());
+  for (const Layer& l : w.layers) {
+    weights += static_cast<double>(l.norm_in.nbytes() + l.w_qkv.nbytes() + l.w_o.nbytes() + l.norm_post.nbytes() +
+                                   l.w_gate_up.nbytes() + l.w_down.nbytes());
+    if (l.b_qkv.defined()) weights += static_cast<double>(l.b_qkv.nbytes());
+  }
+  const double kv = 2.0 * static_cast<double>(w.layers.size() * batch * context * w.m.kv_heads * w.m.head_dim) * 2;
+  return weights + kv;
 }
 
 // ---- ours: the operator library, a paged cache ------------------------------------------------
@@ -73,13 +109,13 @@ struct PagedCache {
   Tensor block_tables;               // [batch, blocks per sequence] int32
 };
 
-PagedCache make_cache(int64_t layers, int64_t batch, int64_t max_context) {
+PagedCache make_cache(const ModelShape& m, int64_t layers, int64_t batch, int64_t max_context) {
   const int64_t per_seq = (max_context + kPage - 1) / kPage;
   auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
   PagedCache c;
   for (int64_t l = 0; l < layers; ++l) {
-    c.keys.push_back(at::zeros({batch * per_seq, kPage, kKvHeads, kHeadDim}, bf16));
-    c.values.push_back(at::zeros({batch * per_seq, kPage, kKvHeads, kHeadDim}, bf16));
+    c.keys.push_back(at::zeros({batch * per_seq, kPage, m.kv_heads, m.head_dim}, bf16));
+    c.values.push_back(at::zeros({batch * per_seq, kPage, m.kv_heads, m.head_dim}, bf16));
   }
   // blocks handed out shuffled, as an allocator's free list would after a while
   c.block_tables = at::randperm(batch * per_seq, bf16.dtype(at::kLong)).view({batch, per_seq}).to(at::kInt);
@@ -95,19 +131,19 @@ Tensor slots_of(const Tensor& block_tables, const Tensor& positions /* [batch, n
 template <class Attention>
 Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, const Tensor& positions,
                   const Tensor& slots, Attention&& attention) {
-  const int64_t t = tokens.size(0);
+  const ModelShape& m = w.m;
+  const int64_t t = tokens.size(0), q_size = m.heads * m.head_dim, kv_size = m.kv_heads * m.head_dim;
   Tensor x = ops::embedding(w.embedding, tokens);
-  Tensor h = ops::rms_norm(x, {kHidden}, w.layers[0].norm_in, kEps);
+  Tensor h = ops::rms_norm(x, {m.hidden}, w.layers[0].norm_in, kEps);
   for (size_t l = 0; l < w.layers.size(); ++l) {
     const Layer& layer = w.layers[l];
-    const Tensor qkv = at::linear(h, layer.w_qkv);
-    const Tensor v = qkv.narrow(1, (kHeads + kKvHeads) * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim});
-    const auto [q, k] =
-        ops::rotary_and_cache(qkv.narrow(1, 0, kHeads * kHeadDim).view({t, kHeads, kHeadDim}),
-                              qkv.narrow(1, kHeads * kHeadDim, kKvHeads * kHeadDim).view({t, kKvHeads, kHeadDim}), v,
-                              w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
+    const Tensor qkv = qkv_projection(layer, h);
+    const Tensor v = qkv.narrow(1, q_size + kv_size, kv_size).view({t, m.kv_heads, m.head_dim});
+    const auto [q, k] = ops::rotary_and_cache(qkv.narrow(1, 0, q_size).view({t, m.heads, m.head_dim}),
+                                              qkv.narrow(1, q_size, kv_size).view({t, m.kv_heads, m.head_dim}), v,
+                                              w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
-    auto [h2, x2] = ops::fused_add_rms_norm(at::linear(a.reshape({t, kHidden}), layer.w_o), x, layer.norm_post, kEps);
+    auto [h2, x2] = ops::fused_add_rms_norm(at::linear(a.reshape({t, q_size}), layer.w_o), x, layer.norm_post, kEps);
     const Tensor down = at::linear(ops::silu_and_mul(at::linear(h2, layer.w_gate_up)), layer.w_down);
     const Tensor& next_norm = l + 1 < w.layers.size() ? w.layers[l + 1].norm_in : w.final_norm;
     std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, kEps);
@@ -123,7 +159,7 @@ Tensor rms_norm_eager(const Tensor& x, const Tensor& weight) {
 }
 
 Tensor rotate_eager(const Tensor& x /* [B, heads, S, D] */, const Tensor& cos, const Tensor& sin) {
-  const int64_t half = kHeadDim / 2;
+  const int64_t half = x.size(-1) / 2;
   const Tensor rotated = at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
   return x * cos + rotated * sin;
 }
@@ -136,8 +172,8 @@ struct EagerModel {
   EagerModel(const Weights& weights, int64_t batch, int64_t max_context) : w(weights) {
     auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
     for (size_t l = 0; l < w.layers.size(); ++l) {
-      keys.push_back(at::zeros({batch, kKvHeads, max_context, kHeadDim}, bf16));
-      values.push_back(at::zeros({batch, kKvHeads, max_context, kHeadDim}, bf16));
+      keys.push_back(at::zeros({batch, w.m.kv_heads, max_context, w.m.head_dim}, bf16));
+      values.push_back(at::zeros({batch, w.m.kv_heads, max_context, w.m.head_dim}, bf16));
     }
     cos_full = at::cat({w.cos, w.cos}, -1).to(at::kBFloat16);
     sin_full = at::cat({w.sin, w.sin}, -1).to(at::kBFloat16);
@@ -145,21 +181,22 @@ struct EagerModel {
 
   // tokens [B, S] at positions start .. start + S - 1; logits of the last position [B, vocab].
   Tensor forward(const Tensor& tokens, int64_t start) {
+    const ModelShape& m = w.m;
     const int64_t b = tokens.size(0), s = tokens.size(1);
     const Tensor cos = cos_full.narrow(0, start, s), sin = sin_full.narrow(0, start, s);
     Tensor x = at::embedding(w.embedding, tokens);
     for (size_t l = 0; l < w.layers.size(); ++l) {
       const Layer& layer = w.layers[l];
-      const Tensor qkv = at::linear(rms_norm_eager(x, layer.norm_in), layer.w_qkv);
-      auto split = qkv.split({kHeads * kHeadDim, kKvHeads * kHeadDim, kKvHeads * kHeadDim}, -1);
-      const Tensor q = rotate_eager(split[0].view({b, s, kHeads, kHeadDim}).transpose(1, 2), cos, sin);
-      const Tensor k = rotate_eager(split[1].view({b, s, kKvHeads, kHeadDim}).transpose(1, 2), cos, sin);
+      const Tensor qkv = qkv_projection(layer, rms_norm_eager(x, layer.norm_in));
+      auto split = qkv.split({m.heads * m.head_dim, m.kv_heads * m.head_dim, m.kv_heads * m.head_dim}, -1);
+      const Tensor q = rotate_eager(split[0].view({b, s, m.heads, m.head_dim}).transpose(1, 2), cos, sin);
+      const Tensor k = rotate_eager(split[1].view({b, s, m.kv_heads, m.head_dim}).transpose(1, 2), cos, sin);
       keys[l].narrow(2, start, s).copy_(k);
-      values[l].narrow(2, start, s).copy_(split[2].view({b, s, kKvHeads, kHeadDim}).transpose(1, 2));
-      const Tensor k_all = keys[l].narrow(2, 0, start + s).repeat_interleave(kHeads / kKvHeads, 1);
-      const Tensor v_all = values[l].narrow(2, 0, start + s).repeat_interleave(kHeads / kKvHeads, 1);
+      values[l].narrow(2, start, s).copy_(split[2].view({b, s, m.kv_heads, m.head_dim}).transpose(1, 2));
+      const Tensor k_all = keys[l].narrow(2, 0, start + s).repeat_interleave(m.heads / m.kv_heads, 1);
+      const Tensor v_all = values[l].narrow(2, 0, start + s).repeat_interleave(m.heads / m.kv_heads, 1);
       const Tensor a = at::scaled_dot_product_attention(q, k_all, v_all, {}, 0.0, /*is_causal=*/s > 1);
-      x = x + at::linear(a.transpose(1, 2).reshape({b, s, kHidden}), layer.w_o);
+      x = x + at::linear(a.transpose(1, 2).reshape({b, s, m.heads * m.head_dim}), layer.w_o);
       auto gate_up = at::linear(rms_norm_eager(x, layer.norm_post), layer.w_gate_up).chunk(2, -1);
       x = x + at::linear(at::silu(gate_up[0]) * gate_up[1], layer.w_down);
     }
@@ -173,28 +210,44 @@ double relative_error(const Tensor& ours, const Tensor& reference) {
 }
 
 struct Options {
-  int64_t layers = 4, prompt = 128, steps = 32;
+  ModelShape model = kModels[0];
+  int64_t layers = 4, steps = 32;
   std::vector<int64_t> batches = {1, 32};
+  std::vector<int64_t> contexts = {128};  // prompt lengths: each batch size runs at each
 };
 
-// One batch size: prefill, check, decode graph, check, time. Returns whether the logits agreed.
-bool run_batch(const Weights& w, const Options& o, int64_t batch) {
-  const int64_t max_context = o.prompt + o.steps + 1;
+// Bytes read per second by ATen's sum of 2 GiB of bfloat16: the rate a step that reads each
+// byte once cannot beat.
+double read_stream_bytes_per_s() {
+  const Tensor x = at::ones({int64_t{1} << 30}, at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16));
+  at::sum(x, at::kFloat);
+  at::cuda::CUDAEvent start(cudaEventDefault), end(cudaEventDefault);
+  start.record();
+  for (int i = 0; i < 10; ++i) at::sum(x, at::kFloat);
+  end.record();
+  end.synchronize();
+  return static_cast<double>(x.nbytes()) / (start.elapsed_time(end) / 10 * 1e-3);
+}
+
+// One batch size at one prompt length: prefill, check, decode graph, check, time. Returns whether
+// the logits agreed.
+bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt, double read_stream) {
+  const int64_t max_context = prompt + o.steps + 1;
   auto long_options = at::TensorOptions().device(at::kCUDA).dtype(at::kLong);
-  PagedCache cache = make_cache(o.layers, batch, max_context);
+  PagedCache cache = make_cache(w.m, o.layers, batch, max_context);
   EagerModel eager(w, batch, max_context);
-  const Tensor prompts = at::randint(0, kVocab, {batch, o.prompt}, long_options);
+  const Tensor prompts = at::randint(0, w.m.vocab, {batch, prompt}, long_options);
 
   // ---- prefill: a varlen batch (equal lengths here, so that the eager model batches them too)
-  const Tensor positions = at::arange(o.prompt, long_options).repeat({batch, 1});
+  const Tensor positions = at::arange(prompt, long_options).repeat({batch, 1});
   const Tensor prefill_slots = slots_of(cache.block_tables, positions).view(-1);
-  const Tensor cu = at::arange(0, (batch + 1) * o.prompt, o.prompt, long_options.dtype(at::kInt));
+  const Tensor cu = at::arange(0, (batch + 1) * prompt, prompt, long_options.dtype(at::kInt));
   auto prefill = [&] {
     auto attention = [&](const Tensor& q, const Tensor& k, const Tensor& v, const Tensor&, const Tensor&) {
-      return ops::flash_attn_varlen(q, k, v, cu, cu, o.prompt, o.prompt, std::nullopt, true);
+      return ops::flash_attn_varlen(q, k, v, cu, cu, prompt, prompt, std::nullopt, true);
     };
     const Tensor h = run_layers(w, cache, prompts.view(-1), positions.view(-1), prefill_slots, attention);
-    return at::linear(h.view({batch, o.prompt, kHidden}).select(1, o.prompt - 1), w.lm_head);
+    return at::linear(h.view({batch, prompt, w.m.hidden}).select(1, prompt - 1), w.lm_head);
   };
   Tensor logits = prefill();
   const Tensor logits_eager = eager.forward(prompts, 0);
@@ -210,10 +263,10 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
 
   // ---- decode: static buffers, one step captured into a graph that also advances the positions
   Tensor tokens = ops::argmax(logits, -1);  // greedy
-  Tensor step_positions = at::full({batch}, o.prompt, long_options);
-  Tensor seq_lens = at::full({batch}, o.prompt + 1, long_options.dtype(at::kInt));
+  Tensor step_positions = at::full({batch}, prompt, long_options);
+  Tensor seq_lens = at::full({batch}, prompt + 1, long_options.dtype(at::kInt));
   Tensor slots = slots_of(cache.block_tables, step_positions.unsqueeze(1)).view(-1);
-  Tensor step_logits = at::empty({batch, kVocab}, logits.options());
+  Tensor step_logits = at::empty({batch, w.m.vocab}, logits.options());
   auto step = [&] {
     auto attention = [&](const Tensor& q, const Tensor&, const Tensor&, const Tensor& keys, const Tensor& values) {
       return ops::paged_attention(q, keys, values, cache.block_tables, seq_lens);
@@ -232,7 +285,7 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
     const Tensor fed = tokens.clone();
     step();
     at::cuda::getCurrentCUDAStream().synchronize();
-    const Tensor first_reference = eager.forward(fed.unsqueeze(1), o.prompt);
+    const Tensor first_reference = eager.forward(fed.unsqueeze(1), prompt);
     double worst = relative_error(step_logits, first_reference);
     int64_t agree = 0, near_tie = 0, compared = 0;
     // A greedy token of ours is the eager model's argmax, or within the logits' tolerance of it (a
@@ -252,7 +305,7 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
     for (int64_t s = 1; s < o.steps; ++s) {
       const Tensor fed_now = tokens.clone();
       graph.replay();
-      const Tensor reference = eager.forward(fed_now.unsqueeze(1), o.prompt + s);
+      const Tensor reference = eager.forward(fed_now.unsqueeze(1), prompt + s);
       worst = std::max(worst, relative_error(step_logits, reference));
       count(reference, tokens);
     }
@@ -288,20 +341,26 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch) {
   // decode: replays of the graph against eager steps at the same positions (the cache slots
   // beyond the prompt are rewritten; their values do not matter for timing)
   const int repeats = 20;
-  step_positions.fill_(o.prompt);
-  seq_lens.fill_(o.prompt + 1);
+  step_positions.fill_(prompt);
+  seq_lens.fill_(prompt + 1);
   const double step_ours = time_ms(repeats, [&] { graph.replay(); });
   const Tensor one = tokens.unsqueeze(1).clone();
-  const double step_eager = time_ms(repeats, [&] { eager.forward(one, o.prompt); });
+  const double step_eager = time_ms(repeats, [&] { eager.forward(one, prompt); });
   std::printf("batch %ld: prefill %ld tokens: ours %.2f ms (%.0f tokens/s), eager %.2f ms (%.0f tokens/s), %.2fx\n",
-              static_cast<long>(batch), static_cast<long>(batch * o.prompt), prefill_ours,
-              batch * o.prompt / prefill_ours * 1e3, prefill_eager, batch * o.prompt / prefill_eager * 1e3,
+              static_cast<long>(batch), static_cast<long>(batch * prompt), prefill_ours,
+              batch * prompt / prefill_ours * 1e3, prefill_eager, batch * prompt / prefill_eager * 1e3,
               prefill_ours / prefill_eager);
   std::printf(
       "batch %ld: decode step at context %ld: ours (graph) %.3f ms (%.0f tokens/s), eager %.3f ms "
       "(%.0f tokens/s), %.2fx (target <= 0.8x: %s)\n",
-      static_cast<long>(batch), static_cast<long>(o.prompt + 1), step_ours, batch / step_ours * 1e3, step_eager,
+      static_cast<long>(batch), static_cast<long>(prompt + 1), step_ours, batch / step_ours * 1e3, step_eager,
       batch / step_eager * 1e3, step_ours / step_eager, step_ours <= 0.8 * step_eager ? "met" : "missed");
+  const double bytes = step_bytes(w, batch, prompt + 1);
+  std::printf(
+      "batch %ld: decode step at context %ld reads %.3f GB (weights and KV cache): ours %.2f TB/s, %.0f%% of the "
+      "read stream (%.2f TB/s); eager %.2f TB/s\n",
+      static_cast<long>(batch), static_cast<long>(prompt + 1), bytes / 1e9, bytes / (step_ours * 1e-3) / 1e12,
+      100 * bytes / (step_ours * 1e-3) / read_stream, read_stream / 1e12, bytes / (step_eager * 1e-3) / 1e12);
   return ok;
 }
 
@@ -309,25 +368,42 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
+    auto list = [&] {
+      std::vector<int64_t> values;
+      for (size_t start = 0; start <= value.size();) {
+        const size_t comma = std::min(value.find(',', start), value.size());
+        values.push_back(std::stoll(value.substr(start, comma - start)));
+        start = comma + 1;
+      }
+      return values;
+    };
     if (flag == "--layers") {
       o.layers = std::stoll(value);
     } else if (flag == "--prompt") {
-      o.prompt = std::stoll(value);
+      o.contexts = {std::stoll(value)};
+    } else if (flag == "--context") {
+      o.contexts = list();
     } else if (flag == "--steps") {
       o.steps = std::stoll(value);
     } else if (flag == "--batch") {
-      o.batches.clear();
-      for (size_t start = 0; start <= value.size();) {
-        const size_t comma = std::min(value.find(',', start), value.size());
-        o.batches.push_back(std::stoll(value.substr(start, comma - start)));
-        start = comma + 1;
-      }
+      o.batches = list();
+    } else if (flag == "--model") {
+      const auto* found = std::find_if(std::begin(kModels), std::end(kModels), [&](const ModelShape& m) {
+        std::string lower(m.name);
+        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+        return lower == value;
+      });
+      if (found == std::end(kModels))
+        throw std::invalid_argument("--model: expected llama-3-8b or qwen2.5-7b, got " + value);
+      o.model = *found;
     } else {
       throw std::invalid_argument("unknown option " + flag);
     }
   }
-  if (o.layers < 1 || o.prompt < 1 || o.steps < 2) {
-    throw std::invalid_argument("--layers and --prompt must be >= 1, --steps >= 2");
+  const bool positive = std::all_of(o.batches.begin(), o.batches.end(), [](int64_t v) { return v >= 1; }) &&
+                        std::all_of(o.contexts.begin(), o.contexts.end(), [](int64_t v) { return v >= 1; });
+  if (o.layers < 1 || o.steps < 2 || !positive || o.batches.empty() || o.contexts.empty()) {
+    throw std::invalid_argument("--layers, --batch and --context (--prompt) must be >= 1, --steps >= 2");
   }
   return o;
 }
@@ -342,15 +418,23 @@ int main(int argc, char** argv) {
       return 0;
     }
     at::manual_seed(0);
-    const Weights w = make_weights(o.layers, o.prompt + o.steps + 2);
+    const ModelShape& m = o.model;
+    const int64_t longest = *std::max_element(o.contexts.begin(), o.contexts.end());
+    const Weights w = make_weights(m, o.layers, longest + o.steps + 2);
+    const double read_stream = read_stream_bytes_per_s();
+    std::string contexts;
+    for (int64_t c : o.contexts) contexts += fmt::format("{}{}", contexts.empty() ? "" : ", ", c);
     std::printf(
-        "Llama-3-8B layer shapes (hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld), %ld layers, "
-        "random weights, bfloat16; prompts of %ld tokens, %ld decode steps\n",
-        static_cast<long>(kHidden), static_cast<long>(kHeads), static_cast<long>(kKvHeads), static_cast<long>(kMlp),
-        static_cast<long>(kVocab), static_cast<long>(o.layers), static_cast<long>(o.prompt),
-        static_cast<long>(o.steps));
+        "%s layer shapes (hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld%s), %ld layers, "
+        "random weights, bfloat16; prompts of %s tokens, %ld decode steps; read stream %.2f TB/s\n",
+        std::string(m.name).c_str(), static_cast<long>(m.hidden), static_cast<long>(m.heads),
+        static_cast<long>(m.kv_heads), static_cast<long>(m.mlp), static_cast<long>(m.vocab),
+        m.qkv_bias ? ", q/k/v biases" : "", static_cast<long>(o.layers), contexts.c_str(), static_cast<long>(o.steps),
+        read_stream / 1e12);
     bool ok = true;
-    for (int64_t batch : o.batches) ok = run_batch(w, o, batch) && ok;
+    for (int64_t prompt : o.contexts) {
+      for (int64_t batch : o.batches) ok = run_batch(w, o, batch, prompt, read_stream) && ok;
+    }
     std::printf("triton_jit_llama: %s\n", ok ? "logits agree with the eager model" : "MISMATCH");
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

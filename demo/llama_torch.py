@@ -1,18 +1,17 @@
 """The decoder of triton_jit_llama written in PyTorch, timed in eager mode and under torch.compile,
-beside the C++ decoder's figures: the comparison issue 21 asks for next to the eager one that
-triton_jit_llama prints itself.
+beside the C++ decoder's figures (triton_jit_llama compares with eager itself).
 
-The model is the same network at the same shapes (Llama-3-8B layers: hidden 4096, 32 heads, 8 KV
-heads, head dim 128, MLP 14336, vocabulary 128256, random weights, bfloat16), written as PyTorch
-code is written for torch.compile: a static KV cache ([batch, kv_heads, max_context, head_dim])
+The model is the same network at the same shapes (the layers of Llama-3-8B or Qwen2.5-7B, random
+weights, bfloat16), written as PyTorch code is written for torch.compile: a static KV cache ([batch, kv_heads, max_context, head_dim])
 written at the step's position with index_copy_ and attention over the whole cache under a mask,
 so that every decode step has the same shapes and compiles once. "compiled" is
 torch.compile(mode="reduce-overhead"), which also replays CUDA graphs, as the C++ decode step does.
 
-  python demo/llama_torch.py [--layers 2] [--batch 1,32] [--prompt 128] [--ours triton_jit_llama.log]
+  python demo/llama_torch.py [--model llama-3-8b|qwen2.5-7b] [--layers 2] [--batch 1,32]
+                             [--context 128[,4096]] [--ours triton_jit_llama.log]
 
 With --ours, the decode and prefill times triton_jit_llama printed in the same run are read from
-its log and set beside these."""
+its log and set beside these, with what a decode step reads over its time."""
 import argparse
 import re
 import time
@@ -20,27 +19,36 @@ import time
 import torch
 import torch.nn.functional as F
 
-HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = 4096, 32, 8, 128, 14336, 128256
+# The layer shapes of each model, as its config.json gives them (triton_jit_llama's kModels).
+MODELS = {
+    "llama-3-8b": dict(name="Llama-3-8B", hidden=4096, heads=32, kv_heads=8, head_dim=128, mlp=14336, vocab=128256,
+                       rope_theta=500000.0, qkv_bias=False),
+    "qwen2.5-7b": dict(name="Qwen2.5-7B", hidden=3584, heads=28, kv_heads=4, head_dim=128, mlp=18944, vocab=152064,
+                       rope_theta=1000000.0, qkv_bias=True),
+}
 EPS = 1e-5
 
 
-def make_weights(layers, max_position):
+def make_weights(m, layers, max_position):
     bf16 = {"device": "cuda", "dtype": torch.bfloat16}
+    hidden, head_dim = m["hidden"], m["head_dim"]
+    qkv = (m["heads"] + 2 * m["kv_heads"]) * head_dim
 
     def linear(out, inp):
         return torch.randn(out, inp, **bf16) * 0.02
 
     def norm():
-        return 1 + torch.randn(HIDDEN, **bf16) * 0.1
+        return 1 + torch.randn(hidden, **bf16) * 0.1
 
-    w = {"embedding": torch.randn(VOCAB, HIDDEN, **bf16), "layers": []}
+    w = {"m": m, "embedding": torch.randn(m["vocab"], hidden, **bf16), "layers": []}
     for _ in range(layers):
-        w["layers"].append({"norm_in": norm(), "qkv": linear((HEADS + 2 * KV_HEADS) * HEAD_DIM, HIDDEN),
-                            "o": linear(HIDDEN, HIDDEN), "norm_post": norm(), "gate_up": linear(2 * MLP, HIDDEN),
-                            "down": linear(HIDDEN, MLP)})
+        w["layers"].append({"norm_in": norm(), "qkv": linear(qkv, hidden),
+                            "qkv_bias": torch.randn(qkv, **bf16) * 0.02 if m["qkv_bias"] else None,
+                            "o": linear(hidden, m["heads"] * head_dim), "norm_post": norm(),
+                            "gate_up": linear(2 * m["mlp"], hidden), "down": linear(hidden, m["mlp"])})
     w["final_norm"] = norm()
-    w["lm_head"] = linear(VOCAB, HIDDEN)
-    inv_freq = 500000.0 ** (-torch.arange(0, HEAD_DIM, 2, device="cuda", dtype=torch.float32) / HEAD_DIM)
+    w["lm_head"] = linear(m["vocab"], hidden)
+    inv_freq = m["rope_theta"] ** (-torch.arange(0, head_dim, 2, device="cuda", dtype=torch.float32) / head_dim)
     angles = torch.outer(torch.arange(max_position, device="cuda", dtype=torch.float32), inv_freq)
     w["cos"] = torch.cat([angles.cos(), angles.cos()], -1).to(torch.bfloat16)
     w["sin"] = torch.cat([angles.sin(), angles.sin()], -1).to(torch.bfloat16)
@@ -53,7 +61,7 @@ def rms_norm(x, weight):
 
 
 def rotate(x, cos, sin):
-    half = HEAD_DIM // 2
+    half = x.shape[-1] // 2
     return x * cos + torch.cat([-x[..., half:], x[..., :half]], -1) * sin
 
 
@@ -61,20 +69,22 @@ def forward(w, keys, values, tokens, positions):
     """tokens [B, S] at positions [S] (the same for every sequence); keys/values the static caches.
     Returns the last position's logits [B, vocab]."""
     b, s = tokens.shape
+    m = w["m"]
+    heads, kv_heads, head_dim = m["heads"], m["kv_heads"], m["head_dim"]
     max_context = keys[0].shape[2]
     cos, sin = w["cos"][positions], w["sin"][positions]
     # query i sees cache slots up to its own position
     mask = torch.arange(max_context, device="cuda")[None, :] <= positions[:, None]
     x = F.embedding(tokens, w["embedding"])
     for layer, k_cache, v_cache in zip(w["layers"], keys, values):
-        qkv = F.linear(rms_norm(x, layer["norm_in"]), layer["qkv"])
-        q, k, v = qkv.split([HEADS * HEAD_DIM, KV_HEADS * HEAD_DIM, KV_HEADS * HEAD_DIM], -1)
-        q = rotate(q.view(b, s, HEADS, HEAD_DIM).transpose(1, 2), cos, sin)
-        k = rotate(k.view(b, s, KV_HEADS, HEAD_DIM).transpose(1, 2), cos, sin)
+        qkv = F.linear(rms_norm(x, layer["norm_in"]), layer["qkv"], layer["qkv_bias"])
+        q, k, v = qkv.split([heads * head_dim, kv_heads * head_dim, kv_heads * head_dim], -1)
+        q = rotate(q.view(b, s, heads, head_dim).transpose(1, 2), cos, sin)
+        k = rotate(k.view(b, s, kv_heads, head_dim).transpose(1, 2), cos, sin)
         k_cache.index_copy_(2, positions, k)
-        v_cache.index_copy_(2, positions, v.view(b, s, KV_HEADS, HEAD_DIM).transpose(1, 2))
+        v_cache.index_copy_(2, positions, v.view(b, s, kv_heads, head_dim).transpose(1, 2))
         a = F.scaled_dot_product_attention(q, k_cache, v_cache, attn_mask=mask, enable_gqa=True)
-        x = x + F.linear(a.transpose(1, 2).reshape(b, s, HIDDEN), layer["o"])
+        x = x + F.linear(a.transpose(1, 2).reshape(b, s, heads * head_dim), layer["o"])
         gate, up = F.linear(rms_norm(x, layer["norm_post"]), layer["gate_up"]).chunk(2, -1)
         x = x + F.linear(F.silu(gate) * up, layer["down"])
     return F.linear(rms_norm(x[:, -1], w["final_norm"]), w["lm_head"])
@@ -93,15 +103,16 @@ def time_ms(fn, repeats):
 
 
 def run_batch(w, layers, batch, prompt, compiled_forward):
+    m = w["m"]
     max_context = prompt + 8
-    cache = lambda: [torch.zeros(batch, KV_HEADS, max_context, HEAD_DIM, device="cuda", dtype=torch.bfloat16)
-                     for _ in range(layers)]
+    cache = lambda: [torch.zeros(batch, m["kv_heads"], max_context, m["head_dim"], device="cuda",
+                                 dtype=torch.bfloat16) for _ in range(layers)]
     keys, values = cache(), cache()
     for t in keys + values:  # written in place by every step: CUDA graphs keep their addresses
         torch._dynamo.mark_static_address(t)
-    prompts = torch.randint(0, VOCAB, (batch, prompt), device="cuda")
+    prompts = torch.randint(0, m["vocab"], (batch, prompt), device="cuda")
     prompt_positions = torch.arange(prompt, device="cuda")
-    step_tokens = torch.randint(0, VOCAB, (batch, 1), device="cuda")
+    step_tokens = torch.randint(0, m["vocab"], (batch, 1), device="cuda")
     step_position = torch.tensor([prompt], device="cuda")
     row = {"batch": batch}
     for label, fn in (("eager", forward), ("compiled", compiled_forward)):
@@ -120,42 +131,53 @@ def run_batch(w, layers, batch, prompt, compiled_forward):
 
 
 def ours_from_log(path):
-    """batch -> (prefill ms, decode step ms) as triton_jit_llama printed them."""
+    """(batch, prompt) -> prefill ms, decode step ms and the step's bandwidth, as triton_jit_llama
+    printed them."""
     ours = {}
     text = open(path).read()
-    for batch, ms in re.findall(r"batch (\d+): prefill \d+ tokens: ours ([\d.]+) ms", text):
-        ours.setdefault(int(batch), {})["prefill"] = float(ms)
-    for batch, ms in re.findall(r"batch (\d+): decode step at context \d+: ours \(graph\) ([\d.]+) ms", text):
-        ours.setdefault(int(batch), {})["step"] = float(ms)
+    for batch, tokens, ms in re.findall(r"batch (\d+): prefill (\d+) tokens: ours ([\d.]+) ms", text):
+        ours.setdefault((int(batch), int(tokens) // int(batch)), {})["prefill"] = float(ms)
+    for batch, context, ms in re.findall(r"batch (\d+): decode step at context (\d+): ours \(graph\) ([\d.]+) ms", text):
+        ours.setdefault((int(batch), int(context) - 1), {})["step"] = float(ms)
+    for batch, context, gb, share in re.findall(
+            r"batch (\d+): decode step at context (\d+) reads ([\d.]+) GB .*?ours [\d.]+ TB/s, (\d+)% of the read", text):
+        ours.setdefault((int(batch), int(context) - 1), {}).update(gb=float(gb), share=int(share))
     return ours
 
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", choices=sorted(MODELS), default="llama-3-8b")
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--batch", default="1,32")
-    parser.add_argument("--prompt", type=int, default=128)
+    parser.add_argument("--context", "--prompt", default="128", help="prompt lengths, comma-separated")
     parser.add_argument("--ours", help="triton_jit_llama's log from the same run")
     options = parser.parse_args()
+    contexts = [int(c) for c in options.context.split(",")]
+    m = MODELS[options.model]
     torch.manual_seed(0)
-    w = make_weights(options.layers, options.prompt + 16)
+    w = make_weights(m, options.layers, max(contexts) + 16)
     for t in [w["embedding"], w["final_norm"], w["lm_head"], w["cos"], w["sin"]] + [
-            t for layer in w["layers"] for t in layer.values()]:
+            t for layer in w["layers"] for t in layer.values() if t is not None]:
         torch._dynamo.mark_static_address(t)  # weights, as parameters are: not copied into the graphs
     compiled_forward = torch.compile(forward, mode="reduce-overhead", fullgraph=True, dynamic=False)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {options.layers} layers at Llama-3-8B shapes, "
-          f"prompts of {options.prompt} tokens, bfloat16; torch.compile(mode='reduce-overhead')")
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {options.layers} layers at {m['name']} shapes, "
+          f"bfloat16; torch.compile(mode='reduce-overhead')")
     ours = ours_from_log(options.ours) if options.ours else {}
-    print(f"{'batch':>5} {'step eager ms':>14} {'step compiled ms':>17} {'step ours ms':>13} {'ours/compiled':>14} "
-          f"{'prefill eager ms':>17} {'prefill compiled ms':>20} {'prefill ours ms':>16} {'compile s':>10}")
-    for batch in (int(b) for b in options.batch.split(",")):
-        r = run_batch(w, options.layers, batch, options.prompt, compiled_forward)
-        o = ours.get(batch, {})
-        step_ratio = f"{o['step'] / r['compiled_step_ms']:.2f}" if "step" in o else "-"
-        print(f"{batch:>5} {r['eager_step_ms']:>14.3f} {r['compiled_step_ms']:>17.3f} "
-              f"{o.get('step', float('nan')):>13.3f} {step_ratio:>14} {r['eager_prefill_ms']:>17.2f} "
-              f"{r['compiled_prefill_ms']:>20.2f} {o.get('prefill', float('nan')):>16.2f} "
-              f"{r['compiled_first_s']:>10.1f}   (compiled logits' error {r['compiled_error']:.4f})", flush=True)
+    print(f"{'context':>7} {'batch':>5} {'step eager ms':>14} {'step compiled ms':>17} {'step ours ms':>13} "
+          f"{'ours/compiled':>14} {'step reads GB':>14} {'ours of read stream':>20} {'prefill eager ms':>17} "
+          f"{'prefill compiled ms':>20} {'prefill ours ms':>16} {'compile s':>10}")
+    for prompt in contexts:
+        for batch in (int(b) for b in options.batch.split(",")):
+            r = run_batch(w, options.layers, batch, prompt, compiled_forward)
+            o = ours.get((batch, prompt), {})
+            step_ratio = f"{o['step'] / r['compiled_step_ms']:.2f}" if "step" in o else "-"
+            share = f"{o['share']}%" if "share" in o else "-"
+            print(f"{prompt + 1:>7} {batch:>5} {r['eager_step_ms']:>14.3f} {r['compiled_step_ms']:>17.3f} "
+                  f"{o.get('step', float('nan')):>13.3f} {step_ratio:>14} {o.get('gb', float('nan')):>14.3f} "
+                  f"{share:>20} {r['eager_prefill_ms']:>17.2f} {r['compiled_prefill_ms']:>20.2f} "
+                  f"{o.get('prefill', float('nan')):>16.2f} {r['compiled_first_s']:>10.1f}   "
+                  f"(compiled logits' error {r['compiled_error']:.4f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,11 @@
 #   bash scripts/gpu_check.sh [stage ...]   stages: build tests optests demo llama readme-demo compat benchmarks
 #                                           pyentry ops llm attention sweep autotune tma aot gluon memcheck
 #                                           (default: all); decode: the decode GEMMs against the
-#                                           copy bandwidth; house: the launch hit of this tree against
-#                                           the base tree in .house-base/ (measurements/README.md);
+#                                           memory's copy and read stream; decoder: the C++ decoder
+#                                           at Llama-3-8B's and Qwen2.5-7B's shapes, batch 1-32,
+#                                           context 128 and 4096, beside torch.compile; house: the
+#                                           launch hit of this tree against the base tree in
+#                                           .house-base/ (measurements/README.md);
 #                                           wrappers: real libraries' wrappers with and without
 #                                           install(), and a model step on Liger's and FlagGems'
 #                                           kernels both ways, from wheels in .whl/ and
@@ -148,6 +151,15 @@ if want wrappers; then
       PYTHONPATH="$site:$build/python${PYTHONPATH:+:$PYTHONPATH}" timeout 900 "$TRITON_JIT_PYTHON" \
       "$root/benchmarks/library_decode_step.py" --library $library --json "$out/$library-step.json" 2>&1 |
       grep -v Warning | tee "$out/$library-step.txt" | tail -n 8
+  done
+fi
+if want decoder; then
+  stage "the decoder at both models' shapes, batch 1, 8 and 32, context 128 and 4096, beside eager and torch.compile"
+  for model in llama-3-8b qwen2.5-7b; do
+    timeout 900 "$build/bin/triton_jit_llama" --model $model --batch 1,8,32 --context 128,4096 --steps 16 2>&1 |
+      tee "$out/decoder-$model.txt" | grep -E 'reads|triton_jit_llama'
+    timeout 900 "$TRITON_JIT_PYTHON" "$root/demo/llama_torch.py" --model $model --layers 4 --batch 1,8,32 \
+      --context 128,4096 --ours "$out/decoder-$model.txt" 2>&1 | grep -v Warning | tee "$out/decoder-$model-torch.txt" | tail -n 7
   done
 fi
 if want pyentry; then
