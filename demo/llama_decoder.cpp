@@ -229,6 +229,31 @@ double read_stream_bytes_per_s() {
   return static_cast<double>(x.nbytes()) / (start.elapsed_time(end) / 10 * 1e-3);
 }
 
+// What one captured decode step launches, read from a graph captured only to be counted (never
+// replayed): the kernels, and the copies and memsets between them.
+struct GraphNodes {
+  size_t kernels = 0, copies = 0;
+};
+template <class Step>
+GraphNodes nodes_of_step(Step& step) {
+  at::cuda::CUDAGraph counted(/*keep_graph=*/true);
+  counted.capture_begin();
+  step();
+  counted.capture_end();
+  size_t n = 0;
+  AT_CUDA_CHECK(cudaGraphGetNodes(counted.raw_cuda_graph(), nullptr, &n));
+  std::vector<cudaGraphNode_t> nodes(n);
+  AT_CUDA_CHECK(cudaGraphGetNodes(counted.raw_cuda_graph(), nodes.data(), &n));
+  GraphNodes r;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    AT_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+    if (type == cudaGraphNodeTypeKernel) ++r.kernels;
+    if (type == cudaGraphNodeTypeMemcpy || type == cudaGraphNodeTypeMemset) ++r.copies;
+  }
+  return r;
+}
+
 // One batch size at one prompt length: prefill, check, decode graph, check, time. Returns whether
 // the logits agreed.
 bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt, double read_stream) {
@@ -302,6 +327,9 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
     graph.capture_begin();
     step();
     graph.capture_end();
+    const GraphNodes launched = nodes_of_step(step);
+    std::printf("batch %ld: one decode step's graph launches %zu kernels and %zu copies or memsets (%ld layers)\n",
+                static_cast<long>(batch), launched.kernels, launched.copies, static_cast<long>(o.layers));
     for (int64_t s = 1; s < o.steps; ++s) {
       const Tensor fed_now = tokens.clone();
       graph.replay();
