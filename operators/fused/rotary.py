@@ -5,22 +5,15 @@ import triton
 import triton.language as tl
 
 
-@triton.jit(do_not_specialize=["T", "S"])
-def rotary_kernel(x_ptr, cos_ptr, sin_ptr, pos_ptr, out_ptr, T, S, H, D, R, cos_stride, sin_stride,
-                  HAS_POS: tl.constexpr, INTERLEAVED: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr):
-    """Program (token, head-block). Without positions, token t is at position t % S."""
-    t = tl.program_id(0).to(tl.int64)
-    heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
+@triton.jit
+def _rotated(src, rows, pos, cos_ptr, sin_ptr, cos_stride, sin_stride, R, head_mask, INTERLEAVED: tl.constexpr,
+             BLOCK_D: tl.constexpr):
+    """The rotated pairs of the heads at src + rows (float32), with where they go (first, second)
+    and which exist (mask): halves of the first R features, or (INTERLEAVED) neighbours."""
     half = tl.arange(0, BLOCK_D)  # index into the rotated pairs, < R / 2
-    head_mask = heads < H
-    if HAS_POS:
-        pos = tl.load(pos_ptr + t).to(tl.int64)
-    else:
-        pos = t % S
     pair_mask = half < R // 2
     c = tl.load(cos_ptr + pos * cos_stride + half, mask=pair_mask, other=0.0).to(tl.float32)
     s = tl.load(sin_ptr + pos * sin_stride + half, mask=pair_mask, other=0.0).to(tl.float32)
-    base = (t * H + heads)[:, None] * D
     if INTERLEAVED:
         first = 2 * half
         second = 2 * half + 1
@@ -28,16 +21,38 @@ def rotary_kernel(x_ptr, cos_ptr, sin_ptr, pos_ptr, out_ptr, T, S, H, D, R, cos_
         first = half
         second = half + R // 2
     mask = head_mask[:, None] & pair_mask[None, :]
-    x1 = tl.load(x_ptr + base + first[None, :], mask=mask, other=0.0).to(tl.float32)
-    x2 = tl.load(x_ptr + base + second[None, :], mask=mask, other=0.0).to(tl.float32)
-    OUT: tl.constexpr = out_ptr.dtype.element_ty
-    tl.store(out_ptr + base + first[None, :], (x1 * c[None, :] - x2 * s[None, :]).to(OUT), mask=mask)
-    tl.store(out_ptr + base + second[None, :], (x2 * c[None, :] + x1 * s[None, :]).to(OUT), mask=mask)
-    # features past R pass through
+    x1 = tl.load(src + rows + first[None, :], mask=mask, other=0.0).to(tl.float32)
+    x2 = tl.load(src + rows + second[None, :], mask=mask, other=0.0).to(tl.float32)
+    return x1 * c[None, :] - x2 * s[None, :], x2 * c[None, :] + x1 * s[None, :], first, second, mask
+
+
+@triton.jit
+def _pass_through(src, dst, rows, head_mask, R, D, BLOCK_D: tl.constexpr):
+    """The features past R, copied as they are."""
     for d0 in range(R, D, BLOCK_D):
         cols = d0 + tl.arange(0, BLOCK_D)
         m = head_mask[:, None] & (cols[None, :] < D)
-        tl.store(out_ptr + base + cols[None, :], tl.load(x_ptr + base + cols[None, :], mask=m), mask=m)
+        tl.store(dst + rows + cols[None, :], tl.load(src + rows + cols[None, :], mask=m), mask=m)
+
+
+@triton.jit(do_not_specialize=["T", "S"])
+def rotary_kernel(x_ptr, cos_ptr, sin_ptr, pos_ptr, out_ptr, T, S, H, D, R, cos_stride, sin_stride,
+                  HAS_POS: tl.constexpr, INTERLEAVED: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr):
+    """Program (token, head-block). Without positions, token t is at position t % S."""
+    t = tl.program_id(0).to(tl.int64)
+    heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
+    head_mask = heads < H
+    if HAS_POS:
+        pos = tl.load(pos_ptr + t).to(tl.int64)
+    else:
+        pos = t % S
+    rows = (t * H + heads)[:, None] * D
+    y1, y2, first, second, mask = _rotated(x_ptr, rows, pos, cos_ptr, sin_ptr, cos_stride, sin_stride, R, head_mask,
+                                           INTERLEAVED, BLOCK_D)
+    OUT: tl.constexpr = out_ptr.dtype.element_ty
+    tl.store(out_ptr + rows + first[None, :], y1.to(OUT), mask=mask)
+    tl.store(out_ptr + rows + second[None, :], y2.to(OUT), mask=mask)
+    _pass_through(x_ptr, out_ptr, rows, head_mask, R, D, BLOCK_D)
 
 
 @triton.jit(do_not_specialize=["T"])
@@ -65,43 +80,22 @@ def rotary_cache_kernel(q_ptr, k_ptr, v_ptr, cos_ptr, sin_ptr, pos_ptr, q_out_pt
         src = k_ptr + t * stride_kt
         dst = k_out_ptr + t * HKV * D
     pos = tl.load(pos_ptr + t).to(tl.int64)
-    half = tl.arange(0, BLOCK_D)
-    pair_mask = half < R // 2
     head_mask = heads < n_heads
-    c = tl.load(cos_ptr + pos * cos_stride + half, mask=pair_mask, other=0.0).to(tl.float32)
-    s = tl.load(sin_ptr + pos * sin_stride + half, mask=pair_mask, other=0.0).to(tl.float32)
-    if INTERLEAVED:
-        first = 2 * half
-        second = 2 * half + 1
-    else:
-        first = half
-        second = half + R // 2
-    mask = head_mask[:, None] & pair_mask[None, :]
     rows = heads[:, None] * D
-    x1 = tl.load(src + rows + first[None, :], mask=mask, other=0.0).to(tl.float32)
-    x2 = tl.load(src + rows + second[None, :], mask=mask, other=0.0).to(tl.float32)
+    y1, y2, first, second, mask = _rotated(src, rows, pos, cos_ptr, sin_ptr, cos_stride, sin_stride, R, head_mask,
+                                           INTERLEAVED, BLOCK_D)
     OUT: tl.constexpr = q_out_ptr.dtype.element_ty
-    y1 = (x1 * c[None, :] - x2 * s[None, :]).to(OUT)
-    y2 = (x2 * c[None, :] + x1 * s[None, :]).to(OUT)
+    y1 = y1.to(OUT)
+    y2 = y2.to(OUT)
     tl.store(dst + rows + first[None, :], y1, mask=mask)
     tl.store(dst + rows + second[None, :], y2, mask=mask)
-    for d0 in range(R, D, BLOCK_D):  # features past R pass through
-        cols = d0 + tl.arange(0, BLOCK_D)
-        m = head_mask[:, None] & (cols[None, :] < D)
-        tl.store(dst + rows + cols[None, :], tl.load(src + rows + cols[None, :], mask=m), mask=m)
+    _pass_through(src, dst, rows, head_mask, R, D, BLOCK_D)
     if not is_query:
         slot = tl.load(slot_ptr + t).to(tl.int64)
         if slot >= 0:
             cache = key_cache_ptr + (slot // page) * stride_kcb + (slot % page) * stride_kct
             tl.store(cache + rows + first[None, :], y1, mask=mask)
             tl.store(cache + rows + second[None, :], y2, mask=mask)
-            for d0 in range(R, D, BLOCK_D):
-                cols = d0 + tl.arange(0, BLOCK_D)
-                m = head_mask[:, None] & (cols[None, :] < D)
-                tl.store(cache + rows + cols[None, :], tl.load(src + rows + cols[None, :], mask=m), mask=m)
+            _pass_through(src, cache, rows, head_mask, R, D, BLOCK_D)
             values = value_cache_ptr + (slot // page) * stride_vcb + (slot % page) * stride_vct
-            for d0 in range(0, D, BLOCK_V):
-                cols = d0 + tl.arange(0, BLOCK_V)
-                m = head_mask[:, None] & (cols[None, :] < D)
-                tl.store(values + rows + cols[None, :], tl.load(v_ptr + t * stride_vt + rows + cols[None, :], mask=m),
-                         mask=m)
+            _pass_through(v_ptr + t * stride_vt, values, rows, head_mask, 0, D, BLOCK_V)

@@ -348,6 +348,17 @@ def rotary_cache():
                   for out, ref in ((q_out, q_ref), (k_out, k_ref), (key_cache, key_ref), (value_cache, value_ref))]
         check(f"rotary and cache {dtype} {heads}/{kv_heads} heads d={d} r={r} interleaved={interleaved}",
               max(errors) < tolerance, f"errors {['%.1e' % e for e in errors]}")
+        # the fused kernel's rotation is rotary_kernel's, to the bit (they share its helpers)
+        same = True
+        for x, fused in ((q, q_out), (k, k_out)):
+            alone = torch.empty_like(fused)
+            rot.rotary_kernel[(tokens, triton.cdiv(x.shape[1], block_h))](
+                x.contiguous(), cos, sin, pos, alone, tokens, positions, x.shape[1], d, r, cos.stride(0),
+                sin.stride(0), HAS_POS=True, INTERLEAVED=interleaved, BLOCK_H=block_h,
+                BLOCK_D=triton.next_power_of_2(r // 2))
+            same = same and torch.equal(alone, fused)
+        check(f"rotary alone and the fused rotation {dtype} interleaved={interleaved}", same,
+              "bit for bit" if same else "differ")
 
 
 if __name__ == "__main__":
