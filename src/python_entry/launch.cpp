@@ -28,7 +28,7 @@ PyTypeObject g_launcher_type = {PyVarObject_HEAD_INIT(nullptr, 0)};
 namespace {
 
 PyObject* variant_info_to_python(const triton_jit::VariantInfo& info) {
-  PyObject* ir = PyDict_New();  // the texts kept with triton_jit.set_keep_ir(True), by stage
+  PyObject* ir = PyDict_New();  // the texts kept with TRITON_JIT_KEEP_IR=1, by stage
   for (const auto& t : info.ir) {
     PyObject* text = ir ? PyUnicode_FromStringAndSize(t.text.data(), static_cast<Py_ssize_t>(t.text.size())) : nullptr;
     if (text == nullptr || PyDict_SetItemString(ir, std::string(t.stage).c_str(), text) != 0) {
