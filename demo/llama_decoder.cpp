@@ -2,10 +2,12 @@
 // the same model written in PyTorch eager (ATen ops, as Hugging Face's Llama is written), both in
 // this process with the same random weights at the layer shapes of Llama-3-8B or Qwen2.5-7B.
 //
-//   ours: embedding, per layer rms_norm, qkv (cuBLAS), rotary with the KV-cache write (one launch), attention
-//   (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual rms_norm,
-//   gate/up, silu_and_mul, down; the final norm, lm_head, greedy argmax and top-k sampling. The
-//   decode step, cache-slot bookkeeping included, is captured once into a CUDA graph and replayed.
+//   ours: embedding, per layer rms_norm, qkv, rotary with the KV-cache write (one launch),
+//   attention (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual
+//   rms_norm, gate/up, silu_and_mul, down; the final norm, lm_head, greedy argmax and top-k
+//   sampling. The linear layers run on cuBLAS or on our GEMM as the stand-ins route them
+//   (common/stand_in_policy.h). The decode step, cache-slot bookkeeping included, is captured
+//   once into a CUDA graph and replayed.
 //   eager: a dense KV cache, rms_norm and rotary written in ATen ops, SDPA, no graph.
 //
 // Prefill of `batch` prompts of `prompt` tokens, then `steps` decode steps; the eager model reads
@@ -33,6 +35,7 @@
 #include <triton_jit/torch.h>
 
 #include "common/ops.h"
+#include "common/stand_in_policy.h"
 
 namespace {
 
@@ -63,8 +66,18 @@ struct Weights {
   std::vector<Layer> layers;
 };
 
-Tensor qkv_projection(const Layer& layer, const Tensor& h) {
+Tensor qkv_projection(const Layer& layer, const Tensor& h) {  // the eager model's
   return layer.b_qkv.defined() ? at::linear(h, layer.w_qkv, layer.b_qkv) : at::linear(h, layer.w_qkv);
+}
+
+// Ours: x [rows, in] through a linear layer as the operator library's stand-ins run it, our GEMM
+// where the H200 measured it faster than cuBLAS for the shape class (common/stand_in_policy.h:
+// the lm_head and the down projection at decode), ATen's elsewhere.
+Tensor ours_linear(const Tensor& x, const Tensor& w, const Tensor& bias = {}) {
+  const ops::MatmulShape shape{1, x.size(0), w.size(0), w.size(1), static_cast<int64_t>(x.element_size())};
+  if (ops::route_matmul(shape) == ops::Route::kOurs)
+    return bias.defined() ? ops::addmm(bias, x, w.t()) : ops::mm(x, w.t());
+  return bias.defined() ? at::linear(x, w, bias) : at::linear(x, w);
 }
 
 Weights make_weights(const ModelShape& m, int64_t layers, int64_t max_position) {
@@ -137,14 +150,14 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
   Tensor h = ops::rms_norm(x, {m.hidden}, w.layers[0].norm_in, kEps);
   for (size_t l = 0; l < w.layers.size(); ++l) {
     const Layer& layer = w.layers[l];
-    const Tensor qkv = qkv_projection(layer, h);
+    const Tensor qkv = ours_linear(h, layer.w_qkv, layer.b_qkv);
     const Tensor v = qkv.narrow(1, q_size + kv_size, kv_size).view({t, m.kv_heads, m.head_dim});
     const auto [q, k] = ops::rotary_and_cache(qkv.narrow(1, 0, q_size).view({t, m.heads, m.head_dim}),
                                               qkv.narrow(1, q_size, kv_size).view({t, m.kv_heads, m.head_dim}), v,
                                               w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
-    auto [h2, x2] = ops::fused_add_rms_norm(at::linear(a.reshape({t, q_size}), layer.w_o), x, layer.norm_post, kEps);
-    const Tensor down = at::linear(ops::silu_and_mul(at::linear(h2, layer.w_gate_up)), layer.w_down);
+    auto [h2, x2] = ops::fused_add_rms_norm(ours_linear(a.reshape({t, q_size}), layer.w_o), x, layer.norm_post, kEps);
+    const Tensor down = ours_linear(ops::silu_and_mul(ours_linear(h2, layer.w_gate_up)), layer.w_down);
     const Tensor& next_norm = l + 1 < w.layers.size() ? w.layers[l + 1].norm_in : w.final_norm;
     std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, kEps);
   }
@@ -297,7 +310,7 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
       return ops::paged_attention(q, keys, values, cache.block_tables, seq_lens);
     };
     const Tensor h = run_layers(w, cache, tokens, step_positions, slots, attention);
-    step_logits.copy_(at::linear(h, w.lm_head));
+    step_logits.copy_(ours_linear(h, w.lm_head));
     tokens.copy_(ops::argmax(step_logits, -1));
     step_positions.add_(1);
     seq_lens.add_(1);
