@@ -101,7 +101,7 @@ Py_ssize_t param_index(const KernelObject* k, PyObject* name) noexcept {
 
 void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObject* kwnames, BoundCall& call,
           triton_jit::CompileOptions& storage, bool grid_keyword) {
-  const std::vector<uint8_t>& user = *k->user_params;
+  const std::vector<uint8_t>& user = k->params->user;
   if (nargs > user.size()) {
     PyErr_Format(PyExc_TypeError, "%s takes %zu arguments, got %zu", kernel_name(k), user.size(), nargs);
     throw PythonErrorSet{};
@@ -116,7 +116,7 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
       PyObject* value = args[nargs + static_cast<std::size_t>(j)];
       const Py_ssize_t index = param_index(k, name);
       if (index >= 0) {
-        if ((*k->set_by_decorators)[static_cast<std::size_t>(index)]) {
+        if (k->params->flags[static_cast<std::size_t>(index)].set_by_decorators) {
           // Triton's autotuner refuses it too; its heuristics would overwrite it.
           PyErr_Format(PyExc_ValueError,
                        "%s: argument '%U' is set by the kernel's @triton.autotune configs or @triton.heuristics; "
@@ -177,7 +177,7 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
   // A parameter left out before one given takes its default, as Python fills it.
   for (std::size_t u = 0; u < call.num_given; ++u) {
     const std::size_t i = user[u];
-    if (call.given[i] == nullptr && !(*k->has_default)[i]) {
+    if (call.given[i] == nullptr && !k->params->flags[i].has_default) {
       PyErr_Format(PyExc_TypeError, "%s: missing argument '%U'", kernel_name(k), PyTuple_GET_ITEM(k->names, i));
       throw PythonErrorSet{};
     }
@@ -187,10 +187,10 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
 
 void encode(const KernelObject* k, const BoundCall& call, CallSlots& out) {
   for (std::size_t u = 0; u < call.num_given; ++u) {
-    const std::size_t i = (*k->user_params)[u];
+    const std::size_t i = k->params->user[u];
     PyObject* value = call.given[i];
     if (value == nullptr) {
-      const ArgSlot& d = (*k->defaults)[i];
+      const ArgSlot& d = k->params->defaults[i];
       if (d.kind == ArgKind::kUnsupported) {
         PyErr_Format(PyExc_TypeError, "%s: argument '%U' must be passed: its default is %s", kernel_name(k),
                      PyTuple_GET_ITEM(k->names, i), d.value.s);
@@ -198,7 +198,7 @@ void encode(const KernelObject* k, const BoundCall& call, CallSlots& out) {
       }
       add_slot(out, d);
     } else {
-      add_argument(k, PyTuple_GET_ITEM(k->names, i), value, out, (*k->constexpr_params)[i]);
+      add_argument(k, PyTuple_GET_ITEM(k->names, i), value, out, k->params->flags[i].is_constexpr);
     }
   }
 }

@@ -16,7 +16,7 @@ struct BoundCall {
   // Borrowed; by parameter index. bind() clears the kernel's own parameters only: a whole clear of
   // kMaxParams pointers cost more than binding a 4-argument call.
   std::array<PyObject*, kMaxParams> given;
-  std::size_t num_given = 0;  // 1 + the position in user_params of the last parameter given
+  std::size_t num_given = 0;  // 1 + the position in params->user of the last parameter given
   LaunchConfig config;
   PyObject* grid = nullptr;  // run(grid=...)
   bool warmup = false;       // run(..., warmup=True)

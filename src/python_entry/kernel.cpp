@@ -125,35 +125,21 @@ int kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
     }
     PyObject* names = PyTuple_New(static_cast<Py_ssize_t>(params.size()));
     if (names == nullptr) return -1;
-    auto defaults = std::make_unique<std::vector<ArgSlot>>();
-    auto has_default = std::make_unique<std::vector<bool>>();
-    auto user_params = std::make_unique<std::vector<uint8_t>>();
-    auto set_by_decorators = std::make_unique<std::vector<bool>>();
-    auto constexpr_params = std::make_unique<std::vector<bool>>();
+    auto read = std::make_unique<KernelParams>();
     for (std::size_t i = 0; i < params.size(); ++i) {
-      constexpr_params->push_back(params[i].kind == "constexpr");
       PyObject* s = PyUnicode_InternFromString(params[i].name.c_str());
       if (s == nullptr) {
         Py_DECREF(names);
         return -1;
       }
       PyTuple_SET_ITEM(names, static_cast<Py_ssize_t>(i), s);
-      defaults->push_back(params[i].default_value);
-      has_default->push_back(params[i].has_default);
-      set_by_decorators->push_back(params[i].set_by_decorators);
-      if (!params[i].set_by_decorators) user_params->push_back(static_cast<uint8_t>(i));
+      read->defaults.push_back(params[i].default_value);
+      read->flags.push_back({params[i].has_default, params[i].set_by_decorators, params[i].kind == "constexpr"});
+      if (!params[i].set_by_decorators) read->user.push_back(static_cast<uint8_t>(i));
     }
     Py_XSETREF(k->names, names);
-    delete k->defaults;
-    delete k->has_default;
-    k->defaults = defaults.release();
-    k->has_default = has_default.release();
-    delete k->user_params;
-    delete k->set_by_decorators;
-    k->user_params = user_params.release();
-    k->set_by_decorators = set_by_decorators.release();
-    delete k->constexpr_params;
-    k->constexpr_params = constexpr_params.release();
+    delete k->params;
+    k->params = read.release();
     return 0;
   } catch (...) {
     set_python_error();
@@ -167,11 +153,7 @@ PyObject* kernel_new(PyTypeObject* type, PyObject*, PyObject*) {
   auto* k = reinterpret_cast<KernelObject*>(self);
   k->function = nullptr;
   k->names = PyTuple_New(0);
-  k->defaults = new std::vector<ArgSlot>();
-  k->has_default = new std::vector<bool>();
-  k->user_params = new std::vector<uint8_t>();
-  k->set_by_decorators = new std::vector<bool>();
-  k->constexpr_params = new std::vector<bool>();
+  k->params = new KernelParams();
   k->spare = nullptr;
   k->meta = nullptr;
   k->weakrefs = nullptr;
@@ -210,11 +192,7 @@ void kernel_dealloc(PyObject* self) {
   if (k->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
   kernel_clear(self);
   Py_XDECREF(k->names);
-  delete k->defaults;
-  delete k->has_default;
-  delete k->user_params;
-  delete k->set_by_decorators;
-  delete k->constexpr_params;
+  delete k->params;
   Py_TYPE(self)->tp_free(self);
 }
 

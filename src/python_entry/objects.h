@@ -18,18 +18,26 @@ using triton_jit::TritonJITFunction;
 
 struct LauncherObject;
 
+// What binding a call needs of each parameter, read once from the function's signature.
+struct ParamFlags {
+  bool has_default = false;
+  bool set_by_decorators = false;
+  bool is_constexpr = false;  // declared tl.constexpr
+};
+struct KernelParams {
+  std::vector<ArgSlot> defaults;  // per parameter; kNone where there is none
+  std::vector<ParamFlags> flags;  // per parameter
+  // The parameters a call passes, in order: all of them, less those the decorators set.
+  std::vector<uint8_t> user;
+};
+
 struct KernelObject {
   PyObject ob_base;  // PyObject_HEAD
   TritonJITFunction* function;
-  PyObject* names;                 // tuple of the parameters' names (interned str)
-  std::vector<ArgSlot>* defaults;  // per parameter; kNone where there is none
-  std::vector<bool>* has_default;
-  // The parameters a call passes, in order: all of them, less those the decorators set.
-  std::vector<uint8_t>* user_params;
-  std::vector<bool>* set_by_decorators;
-  std::vector<bool>* constexpr_params;  // by parameter index: declared tl.constexpr
-  LauncherObject* spare;                // handed out by kernel[grid] while nobody else holds it
-  PyObject* meta;                       // the MetaObject grids read, reused likewise
+  PyObject* names;  // tuple of the parameters' names (interned str)
+  KernelParams* params;
+  LauncherObject* spare;  // handed out by kernel[grid] while nobody else holds it
+  PyObject* meta;         // the MetaObject grids read, reused likewise
   PyObject* weakrefs;
   // The program's own JITFunction of this kernel (triton_jit.jit, or load() of a module the
   // program imported), whose globals a launch checks as Triton's does; nullptr when the program
