@@ -136,6 +136,9 @@ def main():
         for _ in range(3):
             ours = fn()  # and on this runtime: an error here is ours, and ends the run
         times = {"triton": [], "install": []}
+        for installed in (False, True):  # one untimed round each way: allocator, caches and clocks settle
+            (triton_jit.install if installed else triton_jit.uninstall)()
+            per_call_us(fn, args.calls)
         for _ in range(args.rounds):  # the two take turns, so drift falls on both
             triton_jit.uninstall()
             times["triton"].append(per_call_us(fn, args.calls))
