@@ -34,6 +34,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "common/dependent_launch.h"
 #include "common/ops.h"
 #include "common/stand_in_policy.h"
 
@@ -317,7 +318,7 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
     slots.copy_(slots_of(cache.block_tables, step_positions.unsqueeze(1)).view(-1));
   };
   // The first step runs eagerly (compiles what the graph will launch); the graph then holds one step.
-  at::cuda::CUDAGraph graph;
+  at::cuda::CUDAGraph graph, graph_dependent;
   {
     c10::cuda::CUDAStreamGuard side(at::cuda::getStreamFromPool());
     const Tensor fed = tokens.clone();
@@ -343,6 +344,14 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
     const GraphNodes launched = nodes_of_step(step);
     std::printf("batch %ld: one decode step's graph launches %zu kernels and %zu copies or memsets (%ld layers)\n",
                 static_cast<long>(batch), launched.kernels, launched.copies, static_cast<long>(o.layers));
+    {
+      // The same step with each of our kernels that can launched dependent on the one before it
+      // (common/dependent_launch.h), timed beside it below.
+      ops::DependentLaunches dependent;
+      graph_dependent.capture_begin();
+      step();
+      graph_dependent.capture_end();
+    }
     for (int64_t s = 1; s < o.steps; ++s) {
       const Tensor fed_now = tokens.clone();
       graph.replay();
@@ -382,9 +391,24 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
   // decode: replays of the graph against eager steps at the same positions (the cache slots
   // beyond the prompt are rewritten; their values do not matter for timing)
   const int repeats = 20;
-  step_positions.fill_(prompt);
-  seq_lens.fill_(prompt + 1);
+  const Tensor fed = tokens.clone();
+  auto from_prompt = [&] {  // the step's inputs as they were after the prompt
+    tokens.copy_(fed);
+    step_positions.fill_(prompt);
+    seq_lens.fill_(prompt + 1);
+    slots.copy_(slots_of(cache.block_tables, step_positions.unsqueeze(1)).view(-1));
+  };
+  from_prompt();
+  graph.replay();
+  const Tensor logits_serial = step_logits.clone();
+  from_prompt();
+  graph_dependent.replay();
+  const bool dependent_same = at::equal(step_logits, logits_serial);
+  ok = ok && dependent_same;
+  from_prompt();
   const double step_ours = time_ms(repeats, [&] { graph.replay(); });
+  from_prompt();
+  const double step_dependent = time_ms(repeats, [&] { graph_dependent.replay(); });
   const Tensor one = tokens.unsqueeze(1).clone();
   const double step_eager = time_ms(repeats, [&] { eager.forward(one, prompt); });
   std::printf("batch %ld: prefill %ld tokens: ours %.2f ms (%.0f tokens/s), eager %.2f ms (%.0f tokens/s), %.2fx\n",
@@ -396,6 +420,11 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
       "(%.0f tokens/s), %.2fx (target <= 0.8x: %s)\n",
       static_cast<long>(batch), static_cast<long>(prompt + 1), step_ours, batch / step_ours * 1e3, step_eager,
       batch / step_eager * 1e3, step_ours / step_eager, step_ours <= 0.8 * step_eager ? "met" : "missed");
+  std::printf(
+      "batch %ld: decode step at context %ld with dependent launches: %.3f ms, %.3fx the step without; logits the "
+      "same bits: %s\n",
+      static_cast<long>(batch), static_cast<long>(prompt + 1), step_dependent, step_dependent / step_ours,
+      dependent_same ? "yes" : "NO");
   const double bytes = step_bytes(w, batch, prompt + 1);
   std::printf(
       "batch %ld: decode step at context %ld reads %.3f GB (weights and KV cache): ours %.2f TB/s, %.0f%% of the "

@@ -216,13 +216,15 @@ at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& key_cache, con
             qc.stride(0), qc.stride(1), key_cache.stride(0), key_cache.stride(1), key_cache.stride(2),
             value_cache.stride(0), value_cache.stride(1), value_cache.stride(2), tables.stride(0), out.stride(0),
             out.stride(1), page, group, group_pad, d, partition, block_n, split, std::string_view(precision(q)));
-  s.launch(decode, launch_config(q, static_cast<unsigned>(batch), static_cast<unsigned>(kv_heads),
-                                 static_cast<unsigned>(partitions), 4, 2));
+  launch_after(s, decode,
+               launch_config(q, static_cast<unsigned>(batch), static_cast<unsigned>(kv_heads),
+                             static_cast<unsigned>(partitions), 4, 2),
+               q);
   if (split) {
     Slots<12> r;
     r.add_all(lens, out, part_m, part_l, part_acc, partitions, out.stride(0), out.stride(1), d, partition,
               std::min<int64_t>(next_power_of_2(partitions), 32));
-    r.launch(reduce, launch_config(q, static_cast<unsigned>(batch), static_cast<unsigned>(heads), 1, 4));
+    launch_after(r, reduce, launch_config(q, static_cast<unsigned>(batch), static_cast<unsigned>(heads), 1, 4), q);
   }
   return out;
 }

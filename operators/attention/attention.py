@@ -98,10 +98,13 @@ def paged_decode_kernel(q_ptr, k_cache_ptr, v_cache_ptr, block_tables_ptr, seq_l
                         stride_table, stride_ob, stride_oh,
                         PAGE: tl.constexpr, GROUP: tl.constexpr, GROUP_PAD: tl.constexpr, HEAD_DIM: tl.constexpr,
                         PARTITION: tl.constexpr, BLOCK_N: tl.constexpr, SPLIT: tl.constexpr,
-                        PRECISION: tl.constexpr):
+                        PRECISION: tl.constexpr, GDC: tl.constexpr = False):
     """Program (sequence, KV head, partition of PARTITION tokens): the GROUP query heads of one KV
     head together (a dot of at least 16 rows). SPLIT writes the partition's running maximum, sum
     and unnormalised output for paged_reduce_kernel; otherwise the output itself."""
+    if GDC:  # launched dependent on the kernel before it (common/dependent_launch.h): its writes first
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
     seq = tl.program_id(0)
     kv_head = tl.program_id(1)
     part = tl.program_id(2)
@@ -151,9 +154,13 @@ def paged_decode_kernel(q_ptr, k_cache_ptr, v_cache_ptr, block_tables_ptr, seq_l
 
 @triton.jit
 def paged_reduce_kernel(seq_lens_ptr, o_ptr, part_m_ptr, part_l_ptr, part_acc_ptr, partitions, stride_ob, stride_oh,
-                        HEAD_DIM: tl.constexpr, PARTITION: tl.constexpr, BLOCK_P: tl.constexpr):
+                        HEAD_DIM: tl.constexpr, PARTITION: tl.constexpr, BLOCK_P: tl.constexpr,
+                        GDC: tl.constexpr = False):
     """Program (sequence, query head): the partitions' results weighed by their maxima, BLOCK_P
     partitions at a time."""
+    if GDC:  # launched dependent on the kernel before it (common/dependent_launch.h): its writes first
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
     seq = tl.program_id(0)
     head = tl.program_id(1)
     seq_len = tl.load(seq_lens_ptr + seq)

@@ -9,6 +9,7 @@
 
 #include <triton_jit/torch.h>
 
+#include "common/dependent_launch.h"
 #include "common/kernel_path.h"
 
 namespace triton_jit::ops {
@@ -54,6 +55,17 @@ inline LaunchConfig launch_config(const at::Tensor& like, unsigned grid_x, unsig
   c.num_warps = num_warps;
   c.num_stages = num_stages;
   return c;
+}
+
+// The launch of a kernel that takes GDC as its last parameter: dependent on its predecessor where
+// a DependentLaunches scope asks for it (common/dependent_launch.h), and GDC says so to the kernel,
+// which then waits for its predecessor's writes before it reads.
+template <std::size_t N>
+void launch_after(Slots<N>& s, const TritonJITFunction& f, LaunchConfig config, const at::Tensor& like) {
+  const bool gdc = dependent_launch(like);
+  s.add(gdc);
+  config.launch_pdl = gdc;
+  s.launch(f, config);
 }
 
 constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -29,7 +29,8 @@ at::Tensor gated(const char* op, const at::Tensor& x, const char* act) {
   Slots<10> s;
   s.add_all(xc, out, rows, d, std::string_view(act), block_r, block_d, x.numel() > kMaxInt32);
   torch_adapter::DeviceGuard guard(x);
-  s.launch(k, launch_config(x, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(d, block_d))));
+  launch_after(
+      s, k, launch_config(x, static_cast<unsigned>(cdiv(rows, block_r)), static_cast<unsigned>(cdiv(d, block_d))), x);
   return out;
 }
 
@@ -155,8 +156,10 @@ std::tuple<at::Tensor, at::Tensor> rotary_and_cache(const at::Tensor& q, const a
             key_cache.size(1), key_cache.stride(0), key_cache.stride(1), value_cache.stride(0), value_cache.stride(1),
             interleaved, block_h, block_d, block_v);
   torch_adapter::DeviceGuard guard(q);
-  s.launch(kernel_fn, launch_config(q, static_cast<unsigned>(tokens),
-                                    static_cast<unsigned>(cdiv(heads, block_h) + cdiv(kv_heads, block_h))));
+  launch_after(s, kernel_fn,
+               launch_config(q, static_cast<unsigned>(tokens),
+                             static_cast<unsigned>(cdiv(heads, block_h) + cdiv(kv_heads, block_h))),
+               q);
   return {q_out, k_out};
 }
 

@@ -7,7 +7,10 @@ from triton.language.extra import libdevice
 
 @triton.jit(do_not_specialize=["R"])
 def gated_kernel(x_ptr, out_ptr, R, D, ACT: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr,
-                 INDEX64: tl.constexpr):
+                 INDEX64: tl.constexpr, GDC: tl.constexpr = False):
+    if GDC:  # launched dependent on the kernel before it (common/dependent_launch.h): its writes first
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
     rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     if INDEX64:
         rows = rows.to(tl.int64)

@@ -59,12 +59,15 @@ def rotary_kernel(x_ptr, cos_ptr, sin_ptr, pos_ptr, out_ptr, T, S, H, D, R, cos_
 def rotary_cache_kernel(q_ptr, k_ptr, v_ptr, cos_ptr, sin_ptr, pos_ptr, q_out_ptr, k_out_ptr, key_cache_ptr,
                         value_cache_ptr, slot_ptr, T, H, HKV, D, R, stride_qt, stride_kt, stride_vt, cos_stride,
                         sin_stride, page, stride_kcb, stride_kct, stride_vcb, stride_vct, INTERLEAVED: tl.constexpr,
-                        BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_V: tl.constexpr):
+                        BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_V: tl.constexpr, GDC: tl.constexpr = False):
     """A decode layer's rotary embedding and KV-cache write in one launch, reading q, k and v where
     the qkv projection left them (rows of stride_*t, heads dense). Program (token, head-block):
     the first cdiv(H, BLOCK_H) blocks rotate query heads into q_out; the others rotate key heads
     into k_out and into key_cache at the token's slot (block * page + offset; a negative slot is
     not written, as vLLM's), and copy the token's values into value_cache."""
+    if GDC:  # launched dependent on the kernel before it (common/dependent_launch.h): its writes first
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
     t = tl.program_id(0).to(tl.int64)
     block = tl.program_id(1)
     q_blocks = tl.cdiv(H, BLOCK_H)

@@ -66,7 +66,7 @@ void run_norm(const at::Tensor& x, const at::Tensor* residual, const at::Tensor*
   s.add_all(x, maybe(residual), maybe(residual_out), w, b, out, rows, n, fixed<float>(static_cast<float>(eps)));
   s.add_all(rms, residual != nullptr, weight != nullptr, bias != nullptr, one_pass, block, x.numel() > kMaxInt32);
   torch_adapter::DeviceGuard guard(x);
-  s.launch(k, launch_config(x, static_cast<unsigned>(rows), 1, 1, warps));
+  launch_after(s, k, launch_config(x, static_cast<unsigned>(rows), 1, 1, warps), x);
 }
 
 void check_same_device(const char* op, const at::Tensor& input, std::initializer_list<const at::Tensor*> others) {

@@ -21,7 +21,10 @@ def _row(x_ptr, res_ptr, res_out_ptr, offsets, mask, COMPUTE: tl.constexpr, HAS_
 @triton.jit(do_not_specialize=["M", "eps"])
 def norm_kernel(x_ptr, res_ptr, res_out_ptr, w_ptr, b_ptr, out_ptr, M, N, eps,
                 RMS: tl.constexpr, HAS_RES: tl.constexpr, HAS_W: tl.constexpr, HAS_B: tl.constexpr,
-                ONE_PASS: tl.constexpr, BLOCK_N: tl.constexpr, INDEX64: tl.constexpr):
+                ONE_PASS: tl.constexpr, BLOCK_N: tl.constexpr, INDEX64: tl.constexpr, GDC: tl.constexpr = False):
+    if GDC:  # launched dependent on the kernel before it (common/dependent_launch.h): its writes first
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
     row = tl.program_id(0)
     if INDEX64:
         row = row.to(tl.int64)

@@ -56,6 +56,27 @@ def test_the_decode_step_matmul_pipelines_its_weight_loads_on_sm90(block_m):
     assert compiled.metadata.shared >= 3 * (32 + block_m) * 256 * 2
 
 
+@pytest.mark.parametrize("gdc", [False, True])
+def test_a_dependent_launch_waits_for_its_predecessor_first_on_sm90(gdc):
+    """GDC (common/dependent_launch.h): the kernel waits on griddepcontrol before its first load,
+    and without it nothing of the kind is compiled in."""
+    norm = compile_sm90(load("norm/norm.py", "norm_kernel"),
+                        {"x_ptr": "*bf16", "res_ptr": "*bf16", "res_out_ptr": "*bf16", "w_ptr": "*bf16", "b_ptr": "*bf16",
+                         "out_ptr": "*bf16", "M": "i32", "N": "i32", "eps": "fp32"},
+                        {"RMS": True, "HAS_RES": True, "HAS_W": True, "HAS_B": False, "ONE_PASS": True, "BLOCK_N": 4096,
+                         "INDEX64": False, "GDC": gdc}, 8, 1)
+    gated = compile_sm90(load("fused/gated.py", "gated_kernel"), {"x_ptr": "*bf16", "out_ptr": "*bf16", "R": "i32",
+                                                                  "D": "i32"},
+                         {"ACT": "silu", "BLOCK_R": 1, "BLOCK_D": 1024, "INDEX64": False, "GDC": gdc}, 4, 1)
+    for compiled in (norm, gated):
+        ptx = compiled.asm["ptx"]
+        if not gdc:
+            assert "griddepcontrol" not in ptx
+            continue
+        wait, first_load = ptx.index("griddepcontrol.wait"), ptx.index("ld.global")
+        assert wait < first_load and "griddepcontrol.launch_dependents" in ptx
+
+
 @pytest.mark.parametrize("k_major, subtile", [(True, True), (False, False)])
 def test_the_persistent_matmul_uses_tma_and_wgmma_on_sm90(k_major, subtile):
     kernel = load("matmul/matmul_tma.py", "matmul_tma_kernel")
