@@ -34,7 +34,6 @@
 
 #include <triton_jit/torch.h>
 
-#include "common/dependent_launch.h"
 #include "common/ops.h"
 #include "common/stand_in_policy.h"
 
@@ -346,7 +345,7 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
                 static_cast<long>(batch), launched.kernels, launched.copies, static_cast<long>(o.layers));
     {
       // The same step with each of our kernels that can launched dependent on the one before it
-      // (common/dependent_launch.h), timed beside it below.
+      // (ops::DependentLaunches), timed beside it below.
       ops::DependentLaunches dependent;
       graph_dependent.capture_begin();
       step();

@@ -160,6 +160,22 @@ struct StandInRoutes {
 };
 std::vector<StandInRoutes> stand_in_routes();  // every stand-in that routes
 
+// ---- launching ---------------------------------------------------------------------------------
+// Inside a DependentLaunches scope, on sm_90 and newer, the norms, the gated activations,
+// rotary_and_cache and paged attention launch dependent on the kernel before them on the stream
+// (programmatic dependent launch): each may start while its predecessor finishes and waits for
+// its writes before reading, the same bits either way. The scope is the calling thread's and is
+// captured into CUDA graphs like any launch. Off by default: a long grid of dependents can hold
+// SM slots that its predecessor's later blocks would use, so the caller that knows its grids opens
+// it (common/dependent_launch.h).
+class DependentLaunches {
+ public:
+  DependentLaunches() noexcept;
+  ~DependentLaunches();
+  DependentLaunches(const DependentLaunches&) = delete;
+  DependentLaunches& operator=(const DependentLaunches&) = delete;
+};
+
 // Compiles the variants the demo uses for `dtype`, without a GPU.
 std::vector<VariantInfo> warmup(c10::ScalarType dtype);
 
