@@ -157,11 +157,12 @@ def test_the_kernels_compile_for_sm90_with_the_wrappers_arguments(dtype, head_di
                                                              "stride_kh", "stride_vb", "stride_vt", "stride_vh",
                                                              "stride_table", "stride_ob", "stride_oh")}}
     decode_constants = {"PAGE": 16, "GROUP": 4, "GROUP_PAD": 16, "HEAD_DIM": head_dim, "PARTITION": 512,
-                        "BLOCK_N": 32 if head_dim >= 256 else 64, "SPLIT": True, "PRECISION": precision}
+                        "BLOCK_N": 32 if head_dim >= 256 else 64, "SPLIT": True, "PRECISION": precision, "GDC": False}
     kernels.append((module.paged_decode_kernel, decode_sig, decode_constants, 4))
     reduce_sig = {"seq_lens_ptr": i32p, "o_ptr": ptr, "part_m_ptr": f32p, "part_l_ptr": f32p, "part_acc_ptr": f32p,
                   "partitions": "i32", "stride_ob": "i32", "stride_oh": "i32"}
-    kernels.append((module.paged_reduce_kernel, reduce_sig, {"HEAD_DIM": head_dim, "PARTITION": 512, "BLOCK_P": 32}, 4))
+    reduce_constants = {"HEAD_DIM": head_dim, "PARTITION": 512, "BLOCK_P": 32, "GDC": False}
+    kernels.append((module.paged_reduce_kernel, reduce_sig, reduce_constants, 4))
     cache_sig = {"key_ptr": ptr, "value_ptr": ptr, "key_cache_ptr": ptr, "value_cache_ptr": ptr, "slot_ptr": "*i64",
                  **{n: "i32" for n in ("page", "stride_kt", "stride_vt", "stride_kcb", "stride_kct", "stride_vcb",
                                        "stride_vct", "width")}}
