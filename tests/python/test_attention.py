@@ -52,6 +52,14 @@ def test_meta_shapes(ops):
     assert q_rot.shape == (7, 32, 128) and k_rot.shape == (7, 8, 128) and q_rot.dtype == torch.bfloat16
 
 
+def rotary_and_cache_with(**bad):
+    """rotary_and_cache over valid meta arguments (32/8 heads of 128, pages of 16, 7 tokens) but `bad`."""
+    args = dict(q=meta(7, 32, 128), k=meta(7, 8, 128), v=meta(7, 8, 128), cos=meta(4096, 64), sin=meta(4096, 64),
+                positions=meta(7, dtype=torch.int64), key_cache=meta(64, 16, 8, 128), value_cache=meta(64, 16, 8, 128),
+                slot_mapping=meta(7, dtype=torch.int64))
+    return lambda o: o.rotary_and_cache(**{**args, **bad})
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda o: o.flash_attn_varlen(meta(10, 6, 64), meta(10, 4, 64), meta(10, 4, 64), meta(2, dtype=torch.int32),
                                    meta(2, dtype=torch.int32), 10, 10),
@@ -77,21 +85,13 @@ def test_meta_shapes(ops):
     (lambda o: o.reshape_and_cache(meta(7, 8, 128), meta(7, 8, 128), meta(64, 16, 8, 128), meta(64, 16, 8, 128),
                                    meta(6, dtype=torch.int64)),
      r"reshape_and_cache: slot_mapping must be \[tokens\] \(7\)"),
-    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 80), meta(4096, 80),
-                                  meta(7, dtype=torch.int64), meta(64, 16, 8, 128), meta(64, 16, 8, 128),
-                                  meta(7, dtype=torch.int64)),
+    (rotary_and_cache_with(cos=meta(4096, 80), sin=meta(4096, 80)),
      "rotary_and_cache: rotary_dim 160 is more than head_dim 128"),
-    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 64), meta(4096, 64),
-                                  meta(7, dtype=torch.int64), meta(64, 16, 4, 128), meta(64, 16, 4, 128),
-                                  meta(7, dtype=torch.int64)),
+    (rotary_and_cache_with(key_cache=meta(64, 16, 4, 128), value_cache=meta(64, 16, 4, 128)),
      r"rotary_and_cache: key_cache and value_cache must be \[blocks, block_size, kv_heads, head_dim\] \(8, 128\)"),
-    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 64), meta(4096, 64),
-                                  meta(7, dtype=torch.float32), meta(64, 16, 8, 128), meta(64, 16, 8, 128),
-                                  meta(7, dtype=torch.int64)),
+    (rotary_and_cache_with(positions=meta(7, dtype=torch.float32)),
      "rotary_and_cache: positions and slot_mapping must be int32 or int64, got Float"),
-    (lambda o: o.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), meta(4096, 64, dtype=torch.float32),
-                                  meta(4096, 64, dtype=torch.float32), meta(7, dtype=torch.int64), meta(64, 16, 8, 128),
-                                  meta(64, 16, 8, 128), meta(7, dtype=torch.int64)),
+    (rotary_and_cache_with(cos=meta(4096, 64, dtype=torch.float32), sin=meta(4096, 64, dtype=torch.float32)),
      "rotary_and_cache: q, k, v, cos, sin and the caches must have one dtype"),
 ])
 def test_bad_arguments_are_errors_naming_the_op_and_the_argument(ops, call, message):
