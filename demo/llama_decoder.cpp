@@ -16,7 +16,9 @@
 // and KV cache) over its time beside the device's read stream (ATen's sum of 2 GiB), the memory's
 // limit for a step that reads each byte once. Exit code 0 when the logits agree.
 //   triton_jit_llama [--model llama-3-8b|qwen2.5-7b] [--layers N] [--batch B[,B...]]
-//                    [--context P[,P...]] [--steps S]        (--prompt P: one context)
+//                    [--context P[,P...]] [--steps S] [--timeline]  (--prompt P: one context)
+// A profiler's record of one decode step, with and without dependent launches, gives the idle
+// time between its kernels (--timeline: every kernel's start, duration and gap).
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
@@ -36,10 +38,12 @@
 
 #include "common/ops.h"
 #include "common/stand_in_policy.h"
+#include "kernel_timeline.h"
 
 namespace {
 
 namespace ops = triton_jit::ops;
+namespace demo = triton_jit::demo;
 using at::Tensor;
 
 // A model's layer shapes, as its config.json gives them.
@@ -227,6 +231,7 @@ struct Options {
   int64_t layers = 4, steps = 32;
   std::vector<int64_t> batches = {1, 32};
   std::vector<int64_t> contexts = {128};  // prompt lengths: each batch size runs at each
+  bool timeline = false;                  // print every device event of one step, both graphs
 };
 
 // Bytes read per second by ATen's sum of 2 GiB of bfloat16: the rate a step that reads each
@@ -424,6 +429,33 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
       "same bits: %s\n",
       static_cast<long>(batch), static_cast<long>(prompt + 1), step_dependent, step_dependent / step_ours,
       dependent_same ? "yes" : "NO");
+  {
+    // One replay of each graph as the profiler records it: the idle time between kernels is what
+    // dependent launches can hide.
+    auto replay = [&](at::cuda::CUDAGraph& g) {
+      return demo::record_timeline(from_prompt, [&] {
+        g.replay();
+        at::cuda::getCurrentCUDAStream().synchronize();
+      });
+    };
+    const demo::KernelTimeline serial = replay(graph), dependent = replay(graph_dependent);
+    for (const auto& [t, label] : {std::pair{&serial, "serial"}, std::pair{&dependent, "dependent launches"}}) {
+      if (!t->unavailable.empty()) {
+        std::printf("batch %ld: decode step's timeline (%s): not recorded: %s\n", static_cast<long>(batch), label,
+                    t->unavailable.c_str());
+        continue;
+      }
+      std::printf(
+          "batch %ld: decode step's timeline at context %ld (%s, profiler): %zu device events over %.1f us, idle "
+          "%.1f us between them, %zu started before the one before ended\n",
+          static_cast<long>(batch), static_cast<long>(prompt + 1), label, t->events.size(), t->span_us(), t->idle_us(),
+          t->overlapped());
+    }
+    if (o.timeline && serial.unavailable.empty() && dependent.unavailable.empty()) {
+      const std::string prefix = fmt::format("  b{} c{}", batch, prompt + 1);
+      demo::print_timelines(prefix.c_str(), serial, "serial", dependent, "dependent launches");
+    }
+  }
   const double bytes = step_bytes(w, batch, prompt + 1);
   std::printf(
       "batch %ld: decode step at context %ld reads %.3f GB (weights and KV cache): ours %.2f TB/s, %.0f%% of the "
@@ -435,8 +467,14 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--timeline") {
+      o.timeline = true;
+      continue;
+    }
+    if (i + 1 == argc) throw std::invalid_argument(flag + ": expected a value after it");
+    const std::string value = argv[++i];
     auto list = [&] {
       std::vector<int64_t> values;
       for (size_t start = 0; start <= value.size();) {

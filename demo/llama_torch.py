@@ -160,6 +160,9 @@ def main():
     for t in [w["embedding"], w["final_norm"], w["lm_head"], w["cos"], w["sin"]] + [
             t for layer in w["layers"] for t in layer.values() if t is not None]:
         torch._dynamo.mark_static_address(t)  # weights, as parameters are: not copied into the graphs
+    # one graph per (batch, context) for prefill and for decode: beyond the default limit of 8
+    # recompilations, Dynamo would run the rest eagerly and the table would time eager code
+    torch._dynamo.config.recompile_limit = 64
     compiled_forward = torch.compile(forward, mode="reduce-overhead", fullgraph=True, dynamic=False)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; {options.layers} layers at {m['name']} shapes, "
           f"bfloat16; torch.compile(mode='reduce-overhead')")
