@@ -123,10 +123,16 @@ std::tuple<at::Tensor, at::Tensor> rotary_and_cache(const at::Tensor& q, const a
     TORCH_CHECK(index->scalar_type() == at::kLong || index->scalar_type() == at::kInt, op,
                 ": positions and slot_mapping must be int32 or int64, got ", c10::toString(index->scalar_type()));
   }
-  for (const at::Tensor* t : {&k, &v, &cos, &sin, &key_cache, &value_cache}) {
-    TORCH_CHECK(t->scalar_type() == q.scalar_type(), op, ": q, k, v, cos, sin and the caches must have one dtype, got ",
+  for (const at::Tensor* t : {&k, &v, &key_cache, &value_cache}) {
+    TORCH_CHECK(t->scalar_type() == q.scalar_type(), op, ": q, k, v and the caches must have one dtype, got ",
                 c10::toString(q.scalar_type()), " and ", c10::toString(t->scalar_type()));
   }
+  // A float32 table keeps the angles' precision (vLLM's cos_sin_cache may be either); the kernel
+  // rotates in float32 whichever it reads.
+  TORCH_CHECK(cos.scalar_type() == sin.scalar_type() &&
+                  (cos.scalar_type() == q.scalar_type() || cos.scalar_type() == at::kFloat),
+              op, ": cos and sin must have one dtype, q's (", c10::toString(q.scalar_type()), ") or Float, got ",
+              c10::toString(cos.scalar_type()), " and ", c10::toString(sin.scalar_type()));
   check_dtype_supported(at::isFloatingType(q.scalar_type()), op, q.scalar_type());
   at::Tensor q_out = at::empty_symint(q.sym_sizes(), q.options());
   at::Tensor k_out = at::empty_symint(k.sym_sizes(), k.options());

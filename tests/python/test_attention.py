@@ -46,10 +46,10 @@ def test_meta_shapes(ops):
                                   meta(4, dtype=torch.int32))
     assert decoded.shape == (4, 32, 128)
     assert ops.reshape_and_cache(meta(7, 8, 128), meta(7, 8, 128), cache, cache, meta(7, dtype=torch.int64)) is None
-    rope = meta(4096, 64)
-    q_rot, k_rot = ops.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), rope, rope,
-                                        meta(7, dtype=torch.int64), cache, cache, meta(7, dtype=torch.int64))
-    assert q_rot.shape == (7, 32, 128) and k_rot.shape == (7, 8, 128) and q_rot.dtype == torch.bfloat16
+    for rope in meta(4096, 64), meta(4096, 64, dtype=torch.float32):  # the table in q's dtype or float32
+        q_rot, k_rot = ops.rotary_and_cache(meta(7, 32, 128), meta(7, 8, 128), meta(7, 8, 128), rope, rope,
+                                            meta(7, dtype=torch.int64), cache, cache, meta(7, dtype=torch.int64))
+        assert q_rot.shape == (7, 32, 128) and k_rot.shape == (7, 8, 128) and q_rot.dtype == torch.bfloat16
 
 
 def rotary_and_cache_with(**bad):
@@ -91,8 +91,10 @@ def rotary_and_cache_with(**bad):
      r"rotary_and_cache: key_cache and value_cache must be \[blocks, block_size, kv_heads, head_dim\] \(8, 128\)"),
     (rotary_and_cache_with(positions=meta(7, dtype=torch.float32)),
      "rotary_and_cache: positions and slot_mapping must be int32 or int64, got Float"),
-    (rotary_and_cache_with(cos=meta(4096, 64, dtype=torch.float32), sin=meta(4096, 64, dtype=torch.float32)),
-     "rotary_and_cache: q, k, v, cos, sin and the caches must have one dtype"),
+    (rotary_and_cache_with(cos=meta(4096, 64, dtype=torch.float64), sin=meta(4096, 64, dtype=torch.float64)),
+     r"rotary_and_cache: cos and sin must have one dtype, q's \(BFloat16\) or Float, got Double and Double"),
+    (rotary_and_cache_with(v=meta(7, 8, 128, dtype=torch.float16)),
+     "rotary_and_cache: q, k, v and the caches must have one dtype, got BFloat16 and Half"),
 ])
 def test_bad_arguments_are_errors_naming_the_op_and_the_argument(ops, call, message):
     with pytest.raises(RuntimeError, match=message):
@@ -331,8 +333,9 @@ def test_reshape_and_cache_writes_each_token_at_its_slot(ops):
 
 
 @requires_gpu
-@pytest.mark.parametrize("tokens, interleaved", [(1, False), (33, False), (5, True)])
-def test_rotary_and_cache_is_the_rotary_embeddings_and_the_cache_write_it_replaces(ops, tokens, interleaved):
+@pytest.mark.parametrize("tokens, interleaved, table", [(1, False, torch.bfloat16), (33, False, torch.float32),
+                                                       (5, True, torch.bfloat16)])
+def test_rotary_and_cache_is_the_rotary_embeddings_and_the_cache_write_it_replaces(ops, tokens, interleaved, table):
     torch.manual_seed(tokens)
     heads, kv_heads, d, page, blocks = 32, 8, 128, 16, 8
     qkv = torch.randn(tokens, (heads + 2 * kv_heads) * d, device="cuda", dtype=torch.bfloat16)
@@ -340,7 +343,7 @@ def test_rotary_and_cache_is_the_rotary_embeddings_and_the_cache_write_it_replac
     k = qkv[:, heads * d:(heads + kv_heads) * d].view(tokens, kv_heads, d)
     v = qkv[:, (heads + kv_heads) * d:].view(tokens, kv_heads, d)
     angles = torch.randn(4096, 64, device="cuda")
-    cos, sin = angles.cos().to(torch.bfloat16), angles.sin().to(torch.bfloat16)
+    cos, sin = angles.cos().to(table), angles.sin().to(table)
     positions = torch.randint(0, 4096, (tokens,), device="cuda")
     slots = torch.randperm(blocks * page, device="cuda")[:tokens]
     slots[tokens // 2] = -1  # padding: not written
