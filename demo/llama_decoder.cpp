@@ -4,9 +4,9 @@
 //
 //   ours: embedding, per layer rms_norm, qkv, rotary with the KV-cache write (one launch),
 //   attention (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual
-//   rms_norm, gate/up, silu_and_mul, down; the final norm, lm_head, greedy argmax and top-k
-//   sampling. The linear layers run on cuBLAS or on our GEMM as the stand-ins route them
-//   (common/stand_in_policy.h). The decode step, cache-slot bookkeeping included, is captured
+//   rms_norm, gate/up, silu_and_mul with down (one launch at decode); the final norm, lm_head,
+//   greedy argmax and top-k sampling. The linear layers run on cuBLAS or on our GEMM as the
+//   stand-ins route them (common/stand_in_policy.h). The decode step, cache-slot bookkeeping included, is captured
 //   once into a CUDA graph and replayed.
 //   eager: a dense KV cache, rms_norm and rotary written in ATen ops, SDPA, no graph.
 //
@@ -84,6 +84,14 @@ Tensor ours_linear(const Tensor& x, const Tensor& w, const Tensor& bias = {}) {
   return bias.defined() ? at::linear(x, w, bias) : at::linear(x, w);
 }
 
+// Ours: silu_and_mul of an MLP's gate/up output and the down projection, in one launch where the
+// stand-ins route the product to our GEMM (ops::silu_and_mul_mm makes the activation as it loads it).
+Tensor ours_down(const Tensor& gate_up, const Tensor& w) {
+  const ops::MatmulShape shape{1, gate_up.size(0), w.size(0), w.size(1), static_cast<int64_t>(gate_up.element_size())};
+  if (ops::route_matmul(shape) == ops::Route::kOurs) return ops::silu_and_mul_mm(gate_up, w.t());
+  return at::linear(ops::silu_and_mul(gate_up), w);
+}
+
 Weights make_weights(const ModelShape& m, int64_t layers, int64_t max_position) {
   auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
   auto linear = [&](int64_t out, int64_t in) { return at::randn({out, in}, bf16) * 0.02; };
@@ -140,7 +148,7 @@ PagedCache make_cache(const ModelShape& m, int64_t layers, int64_t batch, int64_
 }
 
 Tensor slots_of(const Tensor& block_tables, const Tensor& positions /* [batch, n] int64 */) {
-  return block_tables.to(at::kLong).gather(1, positions.div(kPage, "floor")) * kPage + positions.remainder(kPage);
+  return block_tables.gather(1, positions.div(kPage, "floor")) * kPage + positions.remainder(kPage);  // int64
 }
 
 // The layers over `tokens` [T] at `positions` [T]; attention is the caller's (prefill or decode).
@@ -161,7 +169,7 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
                                               w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
     auto [h2, x2] = ops::fused_add_rms_norm(ours_linear(a.reshape({t, q_size}), layer.w_o), x, layer.norm_post, kEps);
-    const Tensor down = ours_linear(ops::silu_and_mul(ours_linear(h2, layer.w_gate_up)), layer.w_down);
+    const Tensor down = ours_down(ours_linear(h2, layer.w_gate_up), layer.w_down);
     const Tensor& next_norm = l + 1 < w.layers.size() ? w.layers[l + 1].norm_in : w.final_norm;
     std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, kEps);
   }

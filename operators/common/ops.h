@@ -104,6 +104,10 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2);
 at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2, const c10::Scalar& beta = 1,
                  const c10::Scalar& alpha = 1);
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2);
+// mm(silu_and_mul(gate_up), mat2) for gate_up [M, 2K] (the gates, then the ups) and mat2 [K, N]: an
+// MLP's down projection fed by its gate/up projection. A decode step's few rows (16-bit, M <= 64)
+// make the activation as the product loads it, one launch instead of two, the same bits.
+at::Tensor silu_and_mul_mm(const at::Tensor& gate_up, const at::Tensor& mat2);
 
 // ---- indexing ------------------------------------------------------------------------------------
 at::Tensor embedding(const at::Tensor& weight, const at::Tensor& indices, int64_t padding_idx = -1,

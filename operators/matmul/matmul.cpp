@@ -142,11 +142,13 @@ int64_t split_k_slices(int64_t m, int64_t n, int64_t k, int64_t sms) {
   return std::clamp<int64_t>((sms + column_blocks / 4) / column_blocks, 1, 8);
 }
 
-// C = A @ B over `split` K-slices: float32 partial sums, then their sum in a fixed order.
-void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, int64_t block_m, int64_t split) {
+// C = A @ B over `split` K-slices: float32 partial sums, then their sum in a fixed order. gated:
+// A is silu_and_mul of `a` (its first K columns the gates, the next K the ups).
+void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, int64_t block_m, int64_t split,
+                 bool gated) {
   static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_split_kernel");
   static const TritonJITFunction& reduce = kernel("matmul_skinny.py", "split_k_reduce");
-  const int64_t m = a.size(0), kk = a.size(1), n = b.size(1);
+  const int64_t m = a.size(0), kk = b.size(0), n = b.size(1);
   const at::Tensor partial = at::empty({split, m, n}, out.options().dtype(at::kFloat));
   SplitGridData grid{split};
   LaunchConfig config = launch_config(out, 1);
@@ -154,7 +156,7 @@ void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out
   config.grid_fn = &split_grid;
   config.grid_data = &grid;
   Slots<32> s;
-  s.add_all(a, b, partial, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), block_m, split);
+  s.add_all(a, b, partial, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), block_m, split, gated);
   s.launch(k, config);
   constexpr int64_t kReduceBlock = 1024;
   Slots<32> r;
@@ -165,15 +167,16 @@ void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out
 bool is_one(const c10::Scalar& v) { return v.isIntegral(true) ? v.toLong() == 1 : v.toDouble() == 1.0; }
 
 // A decode step's rows: one launch per 65535 batches, the token tile the next power of two of M.
+// gated: A is silu_and_mul of `a` [batch, M, 2K], made as the kernel loads it.
 void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
-                const c10::Scalar& alpha, const c10::Scalar& beta) {
+                const c10::Scalar& alpha, const c10::Scalar& beta, bool gated = false) {
   static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_kernel");
-  const int64_t batch = a.size(0), m = a.size(1), kk = a.size(2), n = b.size(2);
+  const int64_t batch = a.size(0), m = a.size(1), kk = b.size(1), n = b.size(2);
   const int64_t block_m = std::max<int64_t>(16, next_power_of_2(m));
   if (batch == 1 && !bias.defined() && is_one(alpha)) {
     const int64_t sms = at::cuda::getDeviceProperties(out.device().index())->multiProcessorCount;
     if (const int64_t split = split_k_slices(m, n, kk, sms); split > 1) {
-      run_split_k(a[0], b[0], out[0], block_m, split);
+      run_split_k(a[0], b[0], out[0], block_m, split, gated);
       return;
     }
   }
@@ -189,7 +192,7 @@ void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     s.add_all(out.stride(0), out.stride(1), out.stride(2));
     add_bias(s, bias);
     add_alpha_beta(s, false, alpha, beta);
-    s.add_all(offset, bias.defined(), block_m);
+    s.add_all(offset, bias.defined(), block_m, gated);
     s.launch(k, config);
   }
 }
@@ -356,6 +359,29 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
   check_supported("bmm_cuda", self, mat2);
   run_matmul(self, mat2, out, at::Tensor(), 1, 0);
   return out;
+}
+
+at::Tensor silu_and_mul_mm(const at::Tensor& gate_up, const at::Tensor& mat2) {
+  constexpr const char* op = "silu_and_mul_mm";
+  TORCH_CHECK(gate_up.dim() == 2 && mat2.dim() == 2, op, ": gate_up must be [M, 2K] and mat2 [K, N], got ",
+              to_text(gate_up.sym_sizes()), " and ", to_text(mat2.sym_sizes()));
+  TORCH_CHECK(gate_up.sym_size(1) == mat2.sym_size(0) * 2, op, ": gate_up's ", to_text(gate_up.sym_size(1)),
+              " columns must be twice mat2's ", to_text(mat2.sym_size(0)), " rows (the gates, then the ups)");
+  TORCH_CHECK(gate_up.scalar_type() == mat2.scalar_type(), op, ": gate_up and mat2 must have one dtype, got ",
+              c10::toString(gate_up.scalar_type()), " and ", c10::toString(mat2.scalar_type()));
+  check_dtype_supported(at::isFloatingType(gate_up.scalar_type()), op, gate_up.scalar_type());
+  at::Tensor out = at::empty_symint({gate_up.sym_size(0), mat2.sym_size(1)}, gate_up.options());
+  if (out.is_meta()) return out;
+  check_devices(op, {&gate_up, &mat2});
+  // The fused kernel where a decode step's product runs (few rows of 16-bit floats): there the
+  // activations are a sliver of what the weight costs to read, and one launch is saved.
+  if (sixteen_bit(gate_up.scalar_type()) && gate_up.size(0) <= kSkinnyRows && gate_up.size(0) > 0 && mat2.size(0) > 0 &&
+      gate_up.stride(1) == 1) {
+    torch_adapter::DeviceGuard guard(out);
+    run_skinny(gate_up.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), at::Tensor(), 1, 0, /*gated=*/true);
+    return out;
+  }
+  return ops::mm(ops::silu_and_mul(gate_up), mat2);
 }
 
 }  // namespace triton_jit::ops
