@@ -350,6 +350,21 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
       compared += reference.size(0);
     };
     count(first_reference, tokens);
+    {
+      // One step with dependent launches, outside any capture, so that their variants are compiled
+      // and loaded before the graph below captures them; the step's inputs are then put back (the
+      // cache slot it wrote is written again by the next step).
+      const Tensor tokens_before = tokens.clone(), positions_before = step_positions.clone();
+      const Tensor seq_lens_before = seq_lens.clone(), slots_before = slots.clone();
+      {
+        ops::DependentLaunches dependent;
+        step();
+      }
+      tokens.copy_(tokens_before);
+      step_positions.copy_(positions_before);
+      seq_lens.copy_(seq_lens_before);
+      slots.copy_(slots_before);
+    }
     graph.capture_begin();
     step();
     graph.capture_end();

@@ -166,7 +166,8 @@ std::vector<StandInRoutes> stand_in_routes();  // every stand-in that routes
 
 // ---- launching ---------------------------------------------------------------------------------
 // Inside a DependentLaunches scope, on sm_90 and newer, the norms, the gated activations,
-// rotary_and_cache and paged attention launch dependent on the kernel before them on the stream
+// rotary_and_cache, paged attention and the products of at most 64 rows (mm, addmm, bmm,
+// silu_and_mul_mm at decode) launch dependent on the kernel before them on the stream
 // (programmatic dependent launch): each may start while its predecessor finishes and waits for
 // its writes before reading, the same bits either way. The scope is the calling thread's and is
 // captured into CUDA graphs like any launch. Off by default: a long grid of dependents can hold

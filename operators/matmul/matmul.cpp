@@ -157,11 +157,11 @@ void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out
   config.grid_data = &grid;
   Slots<32> s;
   s.add_all(a, b, partial, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), block_m, split, gated);
-  s.launch(k, config);
+  launch_after(s, k, config, out);
   constexpr int64_t kReduceBlock = 1024;
   Slots<32> r;
   r.add_all(partial, out, m, n, out.stride(0), out.stride(1), split, kReduceBlock);
-  r.launch(reduce, launch_config(out, static_cast<unsigned>(triton_jit::cdiv(m * n, kReduceBlock))));
+  launch_after(r, reduce, launch_config(out, static_cast<unsigned>(triton_jit::cdiv(m * n, kReduceBlock))), out);
 }
 
 bool is_one(const c10::Scalar& v) { return v.isIntegral(true) ? v.toLong() == 1 : v.toDouble() == 1.0; }
@@ -193,7 +193,7 @@ void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     add_bias(s, bias);
     add_alpha_beta(s, false, alpha, beta);
     s.add_all(offset, bias.defined(), block_m, gated);
-    s.launch(k, config);
+    launch_after(s, k, config, out);
   }
 }
 

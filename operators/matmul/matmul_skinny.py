@@ -37,6 +37,15 @@ def _prune(configs, named_args, **kwargs):
 
 
 @triton.jit
+def _after_predecessor(GDC: tl.constexpr):
+    """Launched dependent on the kernel before it (common/dependent_launch.h): its writes first,
+    then the next kernel may start launching."""
+    if GDC:
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
 def _tokens(x_ptrs, mask, up_offset, GATED: tl.constexpr):
     """A tile of the token operand; GATED: silu(gate) * up with up `up_offset` elements on, in
     float32 and rounded to the operand's dtype, as silu_and_mul (fused/gated.py) stores it."""
@@ -62,9 +71,10 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                          alpha, beta, batch_offset,
                          HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr,
                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
-                         GATED: tl.constexpr = False):
+                         GATED: tl.constexpr = False, GDC: tl.constexpr = False):
     """C[b] = alpha * A[b] @ B[b] + beta * bias[b]; program (column block, batch). M <= BLOCK_M.
     GATED: A[b] is silu_and_mul of [M, 2K] (gate, then up), made as its tiles are loaded."""
+    _after_predecessor(GDC)
     pid_n = tl.program_id(0)
     batch = (tl.program_id(1) + batch_offset).to(tl.int64)
     # columns past the edge wrap around (their results are not stored): loads stay unmasked along N
@@ -131,9 +141,10 @@ def _split_configs():
 def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                                BLOCK_M: tl.constexpr, SPLIT_K: tl.constexpr, BLOCK_N: tl.constexpr,
                                BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
-                               GATED: tl.constexpr = False):
+                               GATED: tl.constexpr = False, GDC: tl.constexpr = False):
     """partial[s] = A[:, slice s of K] @ B[slice s of K, :], float32; program (column block, s).
     GATED: as matmul_skinny_kernel's."""
+    _after_predecessor(GDC)
     pid_n = tl.program_id(0)
     pid_k = tl.program_id(1)
     blocks = tl.cdiv(K, BLOCK_K)
@@ -173,8 +184,10 @@ def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, st
 
 
 @triton.jit
-def split_k_reduce(partial_ptr, c_ptr, M, N, stride_cm, stride_cn, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr):
+def split_k_reduce(partial_ptr, c_ptr, M, N, stride_cm, stride_cn, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr,
+                   GDC: tl.constexpr = False):
     """C = sum over s of partial[s], in order, cast to C's dtype."""
+    _after_predecessor(GDC)
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     live = offs < M * N
     acc = tl.zeros([BLOCK], dtype=tl.float32)

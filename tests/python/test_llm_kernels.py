@@ -46,7 +46,7 @@ def test_the_decode_step_matmul_pipelines_its_weight_loads_on_sm90(block_m, gate
                  "K": "i32", **{s: "i32" for s in MATMUL_STRIDES if s not in ("stride_ak", "stride_bk", "stride_cn")},
                  "alpha": "fp32", "beta": "fp32", "batch_offset": "i32"}
     constants = {"stride_ak": 1, "stride_bk": 1, "stride_cn": 1, "HAS_BIAS": False, "BLOCK_M": block_m, "BLOCK_N": 32,
-                 "BLOCK_K": 256, "EVEN_K": True, "INDEX64": False, "GATED": gated}
+                 "BLOCK_K": 256, "EVEN_K": True, "INDEX64": False, "GATED": gated, "GDC": False}
     compiled = compile_sm90(kernel, signature, constants, 4, 4,
                             divisible=("a_ptr", "b_ptr", "c_ptr", "N", "K", "stride_ab", "stride_am", "stride_bb", "stride_bn",
                                        "stride_cb", "stride_cm"))
@@ -70,12 +70,18 @@ def test_a_dependent_launch_waits_for_its_predecessor_first_on_sm90(gdc):
     gated = compile_sm90(load("fused/gated.py", "gated_kernel"), {"x_ptr": "*bf16", "out_ptr": "*bf16", "R": "i32",
                                                                   "D": "i32"},
                          {"ACT": "silu", "BLOCK_R": 1, "BLOCK_D": 1024, "INDEX64": False, "GDC": gdc}, 4, 1)
-    for compiled in (norm, gated):
+    skinny = compile_sm90(load("matmul/matmul_skinny.py", "matmul_skinny_split_kernel"),
+                          {"a_ptr": "*bf16", "b_ptr": "*bf16", "partial_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+                           "stride_am": "i32", "stride_bn": "i32"},
+                          {"stride_ak": 1, "stride_bk": 1, "BLOCK_M": 32, "SPLIT_K": 2, "BLOCK_N": 64, "BLOCK_K": 128,
+                           "EVEN_K": True, "INDEX64": False, "GATED": True, "GDC": gdc}, 4, 4)
+    for compiled in (norm, gated, skinny):
         ptx = compiled.asm["ptx"]
         if not gdc:
             assert "griddepcontrol" not in ptx
             continue
-        wait, first_load = ptx.index("griddepcontrol.wait"), ptx.index("ld.global")
+        wait = ptx.index("griddepcontrol.wait")
+        first_load = min(ptx.index(load) for load in ("ld.global", "cp.async") if load in ptx)
         assert wait < first_load and "griddepcontrol.launch_dependents" in ptx
 
 
