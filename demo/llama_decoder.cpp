@@ -324,10 +324,8 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
     };
     const Tensor h = run_layers(w, cache, tokens, step_positions, slots, attention);
     step_logits.copy_(ours_linear(h, w.lm_head));
-    tokens.copy_(ops::argmax(step_logits, -1));
-    step_positions.add_(1);
-    seq_lens.add_(1);
-    slots.copy_(slots_of(cache.block_tables, step_positions.unsqueeze(1)).view(-1));
+    // greedy: the next inputs (token, position, length, cache slot) in one launch, as vLLM's
+    ops::advance_step(tokens, ops::argmax(step_logits, -1), step_positions, seq_lens, slots, cache.block_tables, kPage);
   };
   // The first step runs eagerly (compiles what the graph will launch); the graph then holds one step.
   at::cuda::CUDAGraph graph, graph_dependent;

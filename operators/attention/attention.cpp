@@ -266,4 +266,42 @@ void reshape_and_cache(const at::Tensor& key, const at::Tensor& value, const at:
   s.launch(k, launch_config(key, static_cast<unsigned>(key.size(0)), static_cast<unsigned>(cdiv(width, block))));
 }
 
+void advance_step(const at::Tensor& input_tokens, const at::Tensor& sampled_token_ids,
+                  const at::Tensor& input_positions, const at::Tensor& seq_lens, const at::Tensor& slot_mapping,
+                  const at::Tensor& block_tables, int64_t block_size) {
+  constexpr const char* op = "advance_step";
+  const c10::SymInt n = input_tokens.sym_numel();
+  TORCH_CHECK(input_tokens.dim() == 1 && input_positions.dim() == 1 && seq_lens.dim() == 1 && slot_mapping.dim() == 1 &&
+                  input_positions.sym_size(0) == n && seq_lens.sym_size(0) == n && slot_mapping.sym_size(0) == n,
+              op, ": input_tokens, input_positions, seq_lens and slot_mapping must be [num_seqs] of one length, got ",
+              to_text(input_tokens.sym_sizes()), ", ", to_text(input_positions.sym_sizes()), ", ",
+              to_text(seq_lens.sym_sizes()), " and ", to_text(slot_mapping.sym_sizes()));
+  TORCH_CHECK(sampled_token_ids.sym_numel() == n && (sampled_token_ids.dim() == 1 || sampled_token_ids.dim() == 2), op,
+              ": sampled_token_ids must be [num_seqs] or [num_seqs, 1] (", to_text(n), "), got ",
+              to_text(sampled_token_ids.sym_sizes()));
+  TORCH_CHECK(block_tables.dim() == 2 && block_tables.sym_size(0) == n, op,
+              ": block_tables must be [num_seqs, blocks per sequence] (", to_text(n), " rows), got ",
+              to_text(block_tables.sym_sizes()));
+  TORCH_CHECK(block_size >= 1, op, ": block_size must be at least 1, got ", block_size);
+  for (const at::Tensor* t :
+       {&input_tokens, &sampled_token_ids, &input_positions, &seq_lens, &slot_mapping, &block_tables}) {
+    TORCH_CHECK(t->scalar_type() == at::kLong || t->scalar_type() == at::kInt, op,
+                ": every argument must be int32 or int64, got ", c10::toString(t->scalar_type()));
+  }
+  if (input_tokens.is_meta() || n == 0) return;
+  check_device(op, input_tokens, {&sampled_token_ids, &input_positions, &seq_lens, &slot_mapping, &block_tables});
+  for (const at::Tensor* t : {&input_tokens, &input_positions, &seq_lens, &slot_mapping}) {
+    TORCH_CHECK(t->is_contiguous(), op, ": the tensors written in place must be contiguous");
+  }
+  TORCH_CHECK(block_tables.stride(1) == 1, op, ": block_tables' rows must be dense");
+  const int64_t seqs = input_tokens.size(0);
+  constexpr int64_t kBlock = 256;
+  static const TritonJITFunction& k = kernel("attention.py", "advance_step_kernel");
+  Slots<16> s;
+  s.add_all(input_tokens, sampled_token_ids, input_positions, seq_lens, slot_mapping, block_tables, seqs, block_size,
+            sampled_token_ids.stride(0), block_tables.stride(0), std::min<int64_t>(next_power_of_2(seqs), kBlock));
+  torch_adapter::DeviceGuard guard(input_tokens);
+  launch_after(s, k, launch_config(input_tokens, static_cast<unsigned>(cdiv(seqs, kBlock))), input_tokens);
+}
+
 }  // namespace triton_jit::ops

@@ -205,3 +205,23 @@ def reshape_and_cache_kernel(key_ptr, value_ptr, key_cache_ptr, value_cache_ptr,
              tl.load(key_ptr + t * stride_kt + cols, mask=m), mask=m)
     tl.store(value_cache_ptr + block * stride_vcb + offset * stride_vct + cols,
              tl.load(value_ptr + t * stride_vt + cols, mask=m), mask=m)
+
+
+@triton.jit
+def advance_step_kernel(tokens_ptr, sampled_ptr, positions_ptr, seq_lens_ptr, slot_ptr, tables_ptr, N, page,
+                        stride_sampled, stride_table, BLOCK: tl.constexpr, GDC: tl.constexpr = False):
+    """A decode step's inputs for the next step, as vLLM's advance_step: the sampled token is the
+    next input, a sequence's length is its next position (and grows by one), and the next slot is
+    that position's page of the block table."""
+    if GDC:  # launched dependent on the kernel before it (common/dependent_launch.h): its writes first
+        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                  dtype=tl.int32, is_pure=False, pack=1)
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    live = i < N
+    sampled = tl.load(sampled_ptr + i * stride_sampled, mask=live)
+    tl.store(tokens_ptr + i, sampled.to(tokens_ptr.dtype.element_ty), mask=live)
+    position = tl.load(seq_lens_ptr + i, mask=live, other=0).to(tl.int64)
+    tl.store(positions_ptr + i, position.to(positions_ptr.dtype.element_ty), mask=live)
+    tl.store(seq_lens_ptr + i, (position + 1).to(seq_lens_ptr.dtype.element_ty), mask=live)
+    block = tl.load(tables_ptr + i.to(tl.int64) * stride_table + position // page, mask=live, other=0).to(tl.int64)
+    tl.store(slot_ptr + i, (block * page + position % page).to(slot_ptr.dtype.element_ty), mask=live)

@@ -1,4 +1,5 @@
-// The attention family's operators in the dispatcher: prefill and paged decode attention, and the KV-cache write.
+// The attention family's operators in the dispatcher: prefill and paged decode attention, the KV-cache write, and
+// the step that advances a paged decode batch.
 #include "common/aten_forms.h"
 #include "common/op_family.h"
 
@@ -16,7 +17,10 @@ const bool kRegistered = [] {
           &paged_attention)
       .op("reshape_and_cache(Tensor key, Tensor value, Tensor(a!) key_cache, Tensor(b!) value_cache, Tensor "
           "slot_mapping) -> ()",
-          &reshape_and_cache);
+          &reshape_and_cache)
+      .op("advance_step(Tensor(a!) input_tokens, Tensor sampled_token_ids, Tensor(b!) input_positions, Tensor(c!) "
+          "seq_lens, Tensor(d!) slot_mapping, Tensor block_tables, int block_size) -> ()",
+          &advance_step);
   return true;
 }();
 

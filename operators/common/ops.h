@@ -143,6 +143,13 @@ at::Tensor paged_attention(const at::Tensor& q, const at::Tensor& key_cache, con
 // block * block_size + offset; a negative slot is skipped), as vLLM's reshape_and_cache_flash.
 void reshape_and_cache(const at::Tensor& key, const at::Tensor& value, const at::Tensor& key_cache,
                        const at::Tensor& value_cache, const at::Tensor& slot_mapping);
+// A decode batch's inputs for its next step, in place, as vLLM's advance_step: input_tokens =
+// sampled_token_ids ([num_seqs] or [num_seqs, 1]); each sequence's length becomes its position and
+// grows by one; slot_mapping = the new position's slot in block_tables [num_seqs, blocks]
+// (block * block_size + offset). Integers of 32 or 64 bits; one launch.
+void advance_step(const at::Tensor& input_tokens, const at::Tensor& sampled_token_ids,
+                  const at::Tensor& input_positions, const at::Tensor& seq_lens, const at::Tensor& slot_mapping,
+                  const at::Tensor& block_tables, int64_t block_size);
 
 // ---- standing in for ATen ------------------------------------------------------------------------
 // Routes the named ATen ops ("aten::mm", "aten::add.Tensor", ...) on CUDA tensors to ours, until
@@ -166,8 +173,8 @@ std::vector<StandInRoutes> stand_in_routes();  // every stand-in that routes
 
 // ---- launching ---------------------------------------------------------------------------------
 // Inside a DependentLaunches scope, on sm_90 and newer, the norms, the gated activations,
-// rotary_and_cache, paged attention and the products of at most 64 rows (mm, addmm, bmm,
-// silu_and_mul_mm at decode) launch dependent on the kernel before them on the stream
+// rotary_and_cache, paged attention, advance_step and the products of at most 64 rows (mm,
+// addmm, bmm, silu_and_mul_mm at decode) launch dependent on the kernel before them on the stream
 // (programmatic dependent launch): each may start while its predecessor finishes and waits for
 // its writes before reading, the same bits either way. The scope is the calling thread's and is
 // captured into CUDA graphs like any launch. Off by default: a long grid of dependents can hold

@@ -386,6 +386,18 @@ def rotary_cache():
             same = same and torch.equal(alone, fused)
         check(f"rotary alone and the fused rotation {dtype} interleaved={interleaved}", same,
               "bit for bit" if same else "differ")
+    # the step after: sampled tokens in, positions and lengths on by one, the next slots
+    attention = module("attention/attention.py")
+    page = 4
+    tables = torch.tensor([[3, 0, 7], [1, 2, 5], [6, 4, 8]], dtype=torch.int32)
+    seq_lens = torch.tensor([4, 9, 1], dtype=torch.int32)  # next positions 4, 9, 1: pages 1, 2, 0
+    sampled = torch.tensor([[11], [22], [33]])
+    tokens, positions, slots = (torch.zeros(3, dtype=torch.int64) for _ in range(3))
+    attention.advance_step_kernel[(1,)](tokens, sampled, positions, seq_lens, slots, tables, 3, page, sampled.stride(0),
+                                        tables.stride(0), BLOCK=4)
+    check("advance_step", tokens.tolist() == [11, 22, 33] and positions.tolist() == [4, 9, 1] and
+          seq_lens.tolist() == [5, 10, 2] and slots.tolist() == [0 * page + 0, 5 * page + 1, 6 * page + 1],
+          f"{tokens.tolist()} {positions.tolist()} {seq_lens.tolist()} {slots.tolist()}")
 
 
 if __name__ == "__main__":

@@ -95,6 +95,12 @@ def rotary_and_cache_with(**bad):
      r"rotary_and_cache: cos and sin must have one dtype, q's \(BFloat16\) or Float, got Double and Double"),
     (rotary_and_cache_with(v=meta(7, 8, 128, dtype=torch.float16)),
      "rotary_and_cache: q, k, v and the caches must have one dtype, got BFloat16 and Half"),
+    (lambda o: o.advance_step(meta(4, dtype=torch.int64), meta(4, 1, dtype=torch.int64), meta(4, dtype=torch.int64),
+                              meta(4, dtype=torch.int32), meta(4, dtype=torch.int64), meta(3, 8, dtype=torch.int32), 16),
+     r"advance_step: block_tables must be \[num_seqs, blocks per sequence\] \(4 rows\), got \[3, 8\]"),
+    (lambda o: o.advance_step(meta(4, dtype=torch.int64), meta(4, 1, dtype=torch.float32), meta(4, dtype=torch.int64),
+                              meta(4, dtype=torch.int32), meta(4, dtype=torch.int64), meta(4, 8, dtype=torch.int32), 16),
+     "advance_step: every argument must be int32 or int64, got Float"),
 ])
 def test_bad_arguments_are_errors_naming_the_op_and_the_argument(ops, call, message):
     with pytest.raises(RuntimeError, match=message):
@@ -330,6 +336,22 @@ def test_reshape_and_cache_writes_each_token_at_its_slot(ops):
     written = torch.zeros(blocks * page, dtype=torch.bool, device="cuda")
     written[slots[live]] = True
     assert bool((flat_k[~written] == 0).all())
+
+
+@requires_gpu
+def test_advance_step_moves_a_paged_decode_batch_to_its_next_step(ops):
+    page, seqs = 16, 37
+    tables = torch.randperm(seqs * 8, device="cuda", dtype=torch.int32).view(seqs, 8)
+    seq_lens = torch.randint(1, 8 * page, (seqs,), device="cuda", dtype=torch.int32)
+    sampled = torch.randint(0, 128256, (seqs, 1), device="cuda")
+    tokens, positions = torch.zeros(seqs, device="cuda", dtype=torch.int64), torch.zeros_like(seq_lens.long())
+    slots = torch.full((seqs,), -7, device="cuda", dtype=torch.int64)
+    expected_positions = seq_lens.long()
+    expected_slots = tables.long().gather(1, (expected_positions // page)[:, None])[:, 0] * page + expected_positions % page
+    expected_lens = seq_lens + 1
+    ops.advance_step(tokens, sampled, positions, seq_lens, slots, tables, page)
+    assert torch.equal(tokens, sampled[:, 0]) and torch.equal(positions, expected_positions)
+    assert torch.equal(seq_lens, expected_lens) and torch.equal(slots, expected_slots)
 
 
 @requires_gpu
