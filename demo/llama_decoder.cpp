@@ -155,7 +155,7 @@ Tensor slots_of(const Tensor& block_tables, const Tensor& positions /* [batch, n
 // Returns the final hidden state, normalised, [T, hidden].
 template <class Attention>
 Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, const Tensor& positions,
-                  const Tensor& slots, Attention&& attention) {
+                  const Tensor& slots, Attention&& attention, bool fused = true) {
   const ModelShape& m = w.m;
   const int64_t t = tokens.size(0), q_size = m.heads * m.head_dim, kv_size = m.kv_heads * m.head_dim;
   Tensor x = ops::embedding(w.embedding, tokens);
@@ -164,12 +164,22 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
     const Layer& layer = w.layers[l];
     const Tensor qkv = ours_linear(h, layer.w_qkv, layer.b_qkv);
     const Tensor v = qkv.narrow(1, q_size + kv_size, kv_size).view({t, m.kv_heads, m.head_dim});
-    const auto [q, k] = ops::rotary_and_cache(qkv.narrow(1, 0, q_size).view({t, m.heads, m.head_dim}),
-                                              qkv.narrow(1, q_size, kv_size).view({t, m.kv_heads, m.head_dim}), v,
-                                              w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
+    const Tensor q_in = qkv.narrow(1, 0, q_size).view({t, m.heads, m.head_dim});
+    const Tensor k_in = qkv.narrow(1, q_size, kv_size).view({t, m.kv_heads, m.head_dim});
+    Tensor q, k;
+    if (fused) {
+      std::tie(q, k) =
+          ops::rotary_and_cache(q_in, k_in, v, w.cos, w.sin, positions, cache.keys[l], cache.values[l], slots);
+    } else {  // the ops the fused ones replace, for the kernel count beside them
+      q = ops::rotary_embedding(q_in, w.cos, w.sin, positions);
+      k = ops::rotary_embedding(k_in, w.cos, w.sin, positions);
+      ops::reshape_and_cache(k, v, cache.keys[l], cache.values[l], slots);
+    }
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
     auto [h2, x2] = ops::fused_add_rms_norm(ours_linear(a.reshape({t, q_size}), layer.w_o), x, layer.norm_post, kEps);
-    const Tensor down = ours_down(ours_linear(h2, layer.w_gate_up), layer.w_down);
+    const Tensor gate_up = ours_linear(h2, layer.w_gate_up);
+    const Tensor down =
+        fused ? ours_down(gate_up, layer.w_down) : ours_linear(ops::silu_and_mul(gate_up), layer.w_down);
     const Tensor& next_norm = l + 1 < w.layers.size() ? w.layers[l + 1].norm_in : w.final_norm;
     std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, kEps);
   }
@@ -318,15 +328,25 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
   Tensor seq_lens = at::full({batch}, prompt + 1, long_options.dtype(at::kInt));
   Tensor slots = slots_of(cache.block_tables, step_positions.unsqueeze(1)).view(-1);
   Tensor step_logits = at::empty({batch, w.m.vocab}, logits.options());
-  auto step = [&] {
+  auto step_with = [&](bool fused) {
     auto attention = [&](const Tensor& q, const Tensor&, const Tensor&, const Tensor& keys, const Tensor& values) {
       return ops::paged_attention(q, keys, values, cache.block_tables, seq_lens);
     };
-    const Tensor h = run_layers(w, cache, tokens, step_positions, slots, attention);
+    const Tensor h = run_layers(w, cache, tokens, step_positions, slots, attention, fused);
     step_logits.copy_(ours_linear(h, w.lm_head));
-    // greedy: the next inputs (token, position, length, cache slot) in one launch, as vLLM's
-    ops::advance_step(tokens, ops::argmax(step_logits, -1), step_positions, seq_lens, slots, cache.block_tables, kPage);
+    if (fused) {
+      // greedy: the next inputs (token, position, length, cache slot) in one launch, as vLLM's
+      ops::advance_step(tokens, ops::argmax(step_logits, -1), step_positions, seq_lens, slots, cache.block_tables,
+                        kPage);
+    } else {
+      tokens.copy_(ops::argmax(step_logits, -1));
+      step_positions.add_(1);
+      seq_lens.add_(1);
+      slots.copy_(slots_of(cache.block_tables, step_positions.unsqueeze(1)).view(-1));
+    }
   };
+  auto step = [&] { step_with(true); };
+  auto step_unfused = [&] { step_with(false); };
   // The first step runs eagerly (compiles what the graph will launch); the graph then holds one step.
   at::cuda::CUDAGraph graph, graph_dependent;
   {
@@ -352,23 +372,33 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
       // One step with dependent launches, outside any capture, so that their variants are compiled
       // and loaded before the graph below captures them; the step's inputs are then put back (the
       // cache slot it wrote is written again by the next step).
+      // The unfused step (counted below, never timed) likewise.
       const Tensor tokens_before = tokens.clone(), positions_before = step_positions.clone();
       const Tensor seq_lens_before = seq_lens.clone(), slots_before = slots.clone();
+      auto put_back = [&] {
+        tokens.copy_(tokens_before);
+        step_positions.copy_(positions_before);
+        seq_lens.copy_(seq_lens_before);
+        slots.copy_(slots_before);
+      };
       {
         ops::DependentLaunches dependent;
         step();
       }
-      tokens.copy_(tokens_before);
-      step_positions.copy_(positions_before);
-      seq_lens.copy_(seq_lens_before);
-      slots.copy_(slots_before);
+      put_back();
+      step_unfused();
+      put_back();
     }
     graph.capture_begin();
     step();
     graph.capture_end();
-    const GraphNodes launched = nodes_of_step(step);
-    std::printf("batch %ld: one decode step's graph launches %zu kernels and %zu copies or memsets (%ld layers)\n",
-                static_cast<long>(batch), launched.kernels, launched.copies, static_cast<long>(o.layers));
+    const GraphNodes launched = nodes_of_step(step), unfused = nodes_of_step(step_unfused);
+    std::printf(
+        "batch %ld: one decode step's graph launches %zu kernels and %zu copies or memsets (%ld layers); with the ops "
+        "the fused ones replace (rotary_embedding twice and reshape_and_cache, silu_and_mul and the down projection, "
+        "ATen's step bookkeeping) %zu kernels and %zu copies or memsets\n",
+        static_cast<long>(batch), launched.kernels, launched.copies, static_cast<long>(o.layers), unfused.kernels,
+        unfused.copies);
     {
       // The same step with each of our kernels that can launched dependent on the one before it
       // (ops::DependentLaunches), timed beside it below.
