@@ -139,8 +139,13 @@ def ours_from_log(path):
         ours.setdefault((int(batch), int(tokens) // int(batch)), {})["prefill"] = float(ms)
     for batch, context, ms in re.findall(r"batch (\d+): decode step at context (\d+): ours \(graph\) ([\d.]+) ms", text):
         ours.setdefault((int(batch), int(context) - 1), {})["step"] = float(ms)
+    # the fastest of its step's forms (routed products, dependent launches, every product ours), where printed
+    for batch, context, ms, form in re.findall(
+            r"batch (\d+): decode step at context (\d+): fastest of ours ([\d.]+) ms \(\d+ tokens/s\): (.+)", text):
+        ours.setdefault((int(batch), int(context) - 1), {}).update(step=float(ms), form=form.strip())
     for batch, context, gb, share in re.findall(
-            r"batch (\d+): decode step at context (\d+) reads ([\d.]+) GB .*?ours [\d.]+ TB/s, (\d+)% of the read", text):
+            r"batch (\d+): decode step at context (\d+) reads ([\d.]+) GB .*?ours [\d.]+ TB/s.*?, (\d+)% of the read",
+            text):
         ours.setdefault((int(batch), int(context) - 1), {}).update(gb=float(gb), share=int(share))
     return ours
 
@@ -180,7 +185,8 @@ def main():
                   f"{o.get('step', float('nan')):>13.3f} {step_ratio:>14} {o.get('gb', float('nan')):>14.3f} "
                   f"{share:>20} {r['eager_prefill_ms']:>17.2f} {r['compiled_prefill_ms']:>20.2f} "
                   f"{o.get('prefill', float('nan')):>16.2f} {r['compiled_first_s']:>10.1f}   "
-                  f"(compiled logits' error {r['compiled_error']:.4f})", flush=True)
+                  f"(compiled logits' error {r['compiled_error']:.4f}; ours: {o.get('form', 'routed products')})",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -157,7 +157,7 @@ if want decoder; then
   stage "the decoder at both models' shapes, batch 1, 8 and 32, context 128 and 4096, beside eager and torch.compile"
   for model in ${TRITON_JIT_DECODER_MODELS:-llama-3-8b qwen2.5-7b}; do
     timeout 900 "$build/bin/triton_jit_llama" --model $model --batch 1,8,32 --context 128,4096 --steps 16 --timeline 2>&1 |
-      tee "$out/decoder-$model.txt" | grep -E 'reads|timeline at|dependent launches:|triton_jit_llama'
+      tee "$out/decoder-$model.txt" | grep -E 'reads|timeline at|dependent launches:|fastest of ours|graph launches|triton_jit_llama'
     timeout 900 "$TRITON_JIT_PYTHON" "$root/demo/llama_torch.py" --model $model --layers 4 --batch 1,8,32 \
       --context 128,4096 --ours "$out/decoder-$model.txt" 2>&1 | grep -v Warning | tee "$out/decoder-$model-torch.txt" | tail -n 7
   done
