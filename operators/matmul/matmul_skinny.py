@@ -10,6 +10,10 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 
+# Tiles of the weight a dependent launch asks of L2 before it waits (about the pipeline's depth).
+PREFETCH_TILES: tl.constexpr = tl.constexpr(4)
+
+
 def _configs():
     configs = []
     for block_n, block_k, warps, stages in [
@@ -46,6 +50,20 @@ def _after_predecessor(GDC: tl.constexpr):
 
 
 @triton.jit
+def _prefetch_rows(row_ptrs, nbytes, BLOCK_N: tl.constexpr):
+    """Asks L2 for the first `nbytes` of each weight row at row_ptrs (contiguous, K-major): the
+    weight does not depend on the kernel before, so a dependent launch streams its first tiles
+    while that kernel finishes. Each start is aligned down to 16 bytes and the length is a multiple
+    of 16 no longer than what is left of the row, so the range stays within the row and the one
+    before it."""
+    if nbytes >= 16:
+        sizes = tl.zeros([BLOCK_N], dtype=tl.int32) + nbytes // 16 * 16
+        tl.inline_asm_elementwise(
+            "{ .reg .b64 start; and.b64 start, $1, -16; cp.async.bulk.prefetch.L2.global [start], $2; } // $0",
+            "=r,l,r", [row_ptrs, sizes], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
 def _tokens(x_ptrs, mask, up_offset, GATED: tl.constexpr):
     """A tile of the token operand; GATED: silu(gate) * up with up `up_offset` elements on, in
     float32 and rounded to the operand's dtype, as silu_and_mul (fused/gated.py) stores it."""
@@ -73,8 +91,9 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
                          GATED: tl.constexpr = False, GDC: tl.constexpr = False):
     """C[b] = alpha * A[b] @ B[b] + beta * bias[b]; program (column block, batch). M <= BLOCK_M.
-    GATED: A[b] is silu_and_mul of [M, 2K] (gate, then up), made as its tiles are loaded."""
-    _after_predecessor(GDC)
+    GATED: A[b] is silu_and_mul of [M, 2K] (gate, then up), made as its tiles are loaded. GDC:
+    launched dependent; a K-major weight's first PREFETCH_TILES tiles are asked of L2 before the
+    wait for the kernel before."""
     pid_n = tl.program_id(0)
     batch = (tl.program_id(1) + batch_offset).to(tl.int64)
     # columns past the edge wrap around (their results are not stored): loads stay unmasked along N
@@ -85,6 +104,11 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         offs_n = offs_n.to(tl.int64)
         offs_m = offs_m.to(tl.int64)
     rows_live = offs_m < M
+    if GDC and stride_bk == 1:
+        element: tl.constexpr = b_ptr.dtype.element_ty.primitive_bitwidth // 8
+        _prefetch_rows(b_ptr + batch * stride_bb + offs_n * stride_bn, tl.minimum(K, PREFETCH_TILES * BLOCK_K) * element,
+                       BLOCK_N)
+    _after_predecessor(GDC)
     w_ptrs = b_ptr + batch * stride_bb + offs_n[:, None] * stride_bn + offs_k[None, :] * stride_bk
     x_ptrs = a_ptr + batch * stride_ab + offs_m[None, :] * stride_am + offs_k[:, None] * stride_ak
     acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
@@ -143,8 +167,7 @@ def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, st
                                BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
                                GATED: tl.constexpr = False, GDC: tl.constexpr = False):
     """partial[s] = A[:, slice s of K] @ B[slice s of K, :], float32; program (column block, s).
-    GATED: as matmul_skinny_kernel's."""
-    _after_predecessor(GDC)
+    GATED, GDC: as matmul_skinny_kernel's (the prefetch from the slice's start)."""
     pid_n = tl.program_id(0)
     pid_k = tl.program_id(1)
     blocks = tl.cdiv(K, BLOCK_K)
@@ -161,6 +184,12 @@ def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, st
     start = first * BLOCK_K
     if INDEX64:
         start = start.to(tl.int64)
+    if GDC and stride_bk == 1:
+        element: tl.constexpr = b_ptr.dtype.element_ty.primitive_bitwidth // 8
+        slice_length = tl.minimum(K - start, (last - first) * BLOCK_K)
+        _prefetch_rows(b_ptr + offs_n * stride_bn + start, tl.minimum(slice_length, PREFETCH_TILES * BLOCK_K) * element,
+                       BLOCK_N)
+    _after_predecessor(GDC)
     w_ptrs = b_ptr + offs_n[:, None] * stride_bn + (start + lanes[None, :]) * stride_bk
     x_ptrs = a_ptr + offs_m[None, :] * stride_am + (start + lanes[:, None]) * stride_ak
     acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)

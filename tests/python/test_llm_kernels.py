@@ -81,8 +81,11 @@ def test_a_dependent_launch_waits_for_its_predecessor_first_on_sm90(gdc):
             assert "griddepcontrol" not in ptx
             continue
         wait = ptx.index("griddepcontrol.wait")
-        first_load = min(ptx.index(load) for load in ("ld.global", "cp.async") if load in ptx)
+        first_load = min(ptx.index(load) for load in ("ld.global", "cp.async.ca", "cp.async.cg") if load in ptx)
         assert wait < first_load and "griddepcontrol.launch_dependents" in ptx
+    if gdc:  # the product asks L2 for its weight's first tiles before it waits
+        ptx = skinny.asm["ptx"]
+        assert ptx.index("cp.async.bulk.prefetch.L2.global") < ptx.index("griddepcontrol.wait")
 
 
 @pytest.mark.parametrize("k_major, subtile", [(True, True), (False, False)])
