@@ -15,8 +15,10 @@
 // tokens/s, decode tokens/s and per-token latency of both, and what a decode step reads (weights
 // and KV cache) over its time beside the device's read stream (ATen's sum of 2 GiB), the memory's
 // limit for a step that reads each byte once. Exit code 0 when the logits agree.
-//   triton_jit_llama [--model llama-3-8b|qwen2.5-7b] [--layers N] [--batch B[,B...]]
+//   triton_jit_llama [--model llama-3-8b|qwen2.5-7b | --config config.json] [--layers N] [--batch B[,B...]]
 //                    [--context P[,P...]] [--steps S] [--timeline]  (--prompt P: one context)
+// --config reads the shapes of a Llama, Mistral or Qwen2 config.json (demo/model_config.h); rope
+// scaling and sliding windows are left out, here and in the eager model alike.
 // A profiler's record of one decode step, with and without dependent launches, gives the idle
 // time between its kernels (--timeline: every kernel's start, duration and gap).
 #include <ATen/ATen.h>
@@ -30,6 +32,8 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,26 +43,16 @@
 #include "common/ops.h"
 #include "common/stand_in_policy.h"
 #include "kernel_timeline.h"
+#include "model_config.h"
 
 namespace {
 
 namespace ops = triton_jit::ops;
 namespace demo = triton_jit::demo;
 using at::Tensor;
+using demo::ModelShape;
 
-// A model's layer shapes, as its config.json gives them.
-struct ModelShape {
-  std::string_view name;
-  int64_t hidden, heads, kv_heads, head_dim, mlp, vocab;
-  double rope_theta;
-  bool qkv_bias;  // Qwen2's q, k and v projections have biases
-};
-constexpr ModelShape kModels[] = {
-    {"Llama-3-8B", 4096, 32, 8, 128, 14336, 128256, 500000.0, false},
-    {"Qwen2.5-7B", 3584, 28, 4, 128, 18944, 152064, 1000000.0, true},
-};
 constexpr int64_t kPage = 16;
-constexpr double kEps = 1e-5;
 
 struct Layer {
   Tensor norm_in, w_qkv, b_qkv, w_o, norm_post, w_gate_up, w_down;  // b_qkv: undefined without biases
@@ -167,7 +161,7 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
   const ModelShape& m = w.m;
   const int64_t t = tokens.size(0), q_size = m.heads * m.head_dim, kv_size = m.kv_heads * m.head_dim;
   Tensor x = ops::embedding(w.embedding, tokens);
-  Tensor h = ops::rms_norm(x, {m.hidden}, w.layers[0].norm_in, kEps);
+  Tensor h = ops::rms_norm(x, {m.hidden}, w.layers[0].norm_in, m.rms_norm_eps);
   for (size_t l = 0; l < w.layers.size(); ++l) {
     const Layer& layer = w.layers[l];
     const Tensor qkv = ours_linear(h, layer.w_qkv, layer.b_qkv, form.products_ours);
@@ -185,21 +179,21 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
     }
     const Tensor a = attention(q, k, v, cache.keys[l], cache.values[l]);
     auto [h2, x2] = ops::fused_add_rms_norm(ours_linear(a.reshape({t, q_size}), layer.w_o, {}, form.products_ours), x,
-                                            layer.norm_post, kEps);
+                                            layer.norm_post, m.rms_norm_eps);
     const Tensor gate_up = ours_linear(h2, layer.w_gate_up, {}, form.products_ours);
     const Tensor down = form.fused ? ours_down(gate_up, layer.w_down, form.products_ours)
                                    : ours_linear(ops::silu_and_mul(gate_up), layer.w_down);
     const Tensor& next_norm = l + 1 < w.layers.size() ? w.layers[l + 1].norm_in : w.final_norm;
-    std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, kEps);
+    std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, m.rms_norm_eps);
   }
   return h;
 }
 
 // ---- eager: the same model as PyTorch code writes it --------------------------------------------
 
-Tensor rms_norm_eager(const Tensor& x, const Tensor& weight) {
+Tensor rms_norm_eager(const Tensor& x, const Tensor& weight, double eps) {
   const Tensor xf = x.to(at::kFloat);
-  return weight * (xf * at::rsqrt(xf.pow(2).mean(-1, true) + kEps)).to(x.scalar_type());
+  return weight * (xf * at::rsqrt(xf.pow(2).mean(-1, true) + eps)).to(x.scalar_type());
 }
 
 Tensor rotate_eager(const Tensor& x /* [B, heads, S, D] */, const Tensor& cos, const Tensor& sin) {
@@ -231,7 +225,7 @@ struct EagerModel {
     Tensor x = at::embedding(w.embedding, tokens);
     for (size_t l = 0; l < w.layers.size(); ++l) {
       const Layer& layer = w.layers[l];
-      const Tensor qkv = qkv_projection(layer, rms_norm_eager(x, layer.norm_in));
+      const Tensor qkv = qkv_projection(layer, rms_norm_eager(x, layer.norm_in, m.rms_norm_eps));
       auto split = qkv.split({m.heads * m.head_dim, m.kv_heads * m.head_dim, m.kv_heads * m.head_dim}, -1);
       const Tensor q = rotate_eager(split[0].view({b, s, m.heads, m.head_dim}).transpose(1, 2), cos, sin);
       const Tensor k = rotate_eager(split[1].view({b, s, m.kv_heads, m.head_dim}).transpose(1, 2), cos, sin);
@@ -241,10 +235,10 @@ struct EagerModel {
       const Tensor v_all = values[l].narrow(2, 0, start + s).repeat_interleave(m.heads / m.kv_heads, 1);
       const Tensor a = at::scaled_dot_product_attention(q, k_all, v_all, {}, 0.0, /*is_causal=*/s > 1);
       x = x + at::linear(a.transpose(1, 2).reshape({b, s, m.heads * m.head_dim}), layer.w_o);
-      auto gate_up = at::linear(rms_norm_eager(x, layer.norm_post), layer.w_gate_up).chunk(2, -1);
+      auto gate_up = at::linear(rms_norm_eager(x, layer.norm_post, m.rms_norm_eps), layer.w_gate_up).chunk(2, -1);
       x = x + at::linear(at::silu(gate_up[0]) * gate_up[1], layer.w_down);
     }
-    return at::linear(rms_norm_eager(x.select(1, s - 1), w.final_norm), w.lm_head);
+    return at::linear(rms_norm_eager(x.select(1, s - 1), w.final_norm, m.rms_norm_eps), w.lm_head);
   }
 };
 
@@ -254,7 +248,7 @@ double relative_error(const Tensor& ours, const Tensor& reference) {
 }
 
 struct Options {
-  ModelShape model = kModels[0];
+  ModelShape model = demo::known_model("llama-3-8b");
   int64_t layers = 4, steps = 32;
   std::vector<int64_t> batches = {1, 32};
   std::vector<int64_t> contexts = {128};  // prompt lengths: each batch size runs at each
@@ -581,14 +575,13 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--batch") {
       o.batches = list();
     } else if (flag == "--model") {
-      const auto* found = std::find_if(std::begin(kModels), std::end(kModels), [&](const ModelShape& m) {
-        std::string lower(m.name);
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-        return lower == value;
-      });
-      if (found == std::end(kModels))
-        throw std::invalid_argument("--model: expected llama-3-8b or qwen2.5-7b, got " + value);
-      o.model = *found;
+      o.model = demo::known_model(value);
+    } else if (flag == "--config") {
+      std::ifstream file(value);
+      if (!file) throw std::invalid_argument("--config: cannot read " + value);
+      std::ostringstream text;
+      text << file.rdbuf();
+      o.model = demo::model_from_config(text.str(), value);
     } else {
       throw std::invalid_argument("unknown option " + flag);
     }
@@ -620,10 +613,9 @@ int main(int argc, char** argv) {
     std::printf(
         "%s layer shapes (hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld%s), %ld layers, "
         "random weights, bfloat16; prompts of %s tokens, %ld decode steps; read stream %.2f TB/s\n",
-        std::string(m.name).c_str(), static_cast<long>(m.hidden), static_cast<long>(m.heads),
-        static_cast<long>(m.kv_heads), static_cast<long>(m.mlp), static_cast<long>(m.vocab),
-        m.qkv_bias ? ", q/k/v biases" : "", static_cast<long>(o.layers), contexts.c_str(), static_cast<long>(o.steps),
-        read_stream / 1e12);
+        m.name.c_str(), static_cast<long>(m.hidden), static_cast<long>(m.heads), static_cast<long>(m.kv_heads),
+        static_cast<long>(m.mlp), static_cast<long>(m.vocab), m.qkv_bias ? ", q/k/v biases" : "",
+        static_cast<long>(o.layers), contexts.c_str(), static_cast<long>(o.steps), read_stream / 1e12);
     bool ok = true;
     for (int64_t prompt : o.contexts) {
       for (int64_t batch : o.batches) ok = run_batch(w, o, batch, prompt, read_stream) && ok;

@@ -7,12 +7,13 @@ written at the step's position with index_copy_ and attention over the whole cac
 so that every decode step has the same shapes and compiles once. "compiled" is
 torch.compile(mode="reduce-overhead"), which also replays CUDA graphs, as the C++ decode step does.
 
-  python demo/llama_torch.py [--model llama-3-8b|qwen2.5-7b] [--layers 2] [--batch 1,32]
+  python demo/llama_torch.py [--model llama-3-8b|qwen2.5-7b | --config config.json] [--layers 2] [--batch 1,32]
                              [--context 128[,4096]] [--ours triton_jit_llama.log]
 
 With --ours, the decode and prefill times triton_jit_llama printed in the same run are read from
 its log and set beside these, with what a decode step reads over its time."""
 import argparse
+import json
 import re
 import time
 
@@ -22,11 +23,22 @@ import torch.nn.functional as F
 # The layer shapes of each model, as its config.json gives them (triton_jit_llama's kModels).
 MODELS = {
     "llama-3-8b": dict(name="Llama-3-8B", hidden=4096, heads=32, kv_heads=8, head_dim=128, mlp=14336, vocab=128256,
-                       rope_theta=500000.0, qkv_bias=False),
+                       rope_theta=500000.0, eps=1e-5, qkv_bias=False),
     "qwen2.5-7b": dict(name="Qwen2.5-7B", hidden=3584, heads=28, kv_heads=4, head_dim=128, mlp=18944, vocab=152064,
-                       rope_theta=1000000.0, qkv_bias=True),
+                       rope_theta=1000000.0, eps=1e-6, qkv_bias=True),
 }
-EPS = 1e-5
+
+
+def model_from_config(path):
+    """The shapes of a Llama, Mistral or Qwen2 config.json, read as triton_jit_llama --config reads
+    them (demo/model_config.cpp: the same defaults; its errors are the C++ side's to give)."""
+    c = json.load(open(path))
+    heads = c["num_attention_heads"]
+    return dict(name=c.get("_name_or_path") or f"{c['model_type']} ({path})", hidden=c["hidden_size"], heads=heads,
+                kv_heads=c.get("num_key_value_heads") or heads,
+                head_dim=c.get("head_dim") or c["hidden_size"] // heads, mlp=c["intermediate_size"],
+                vocab=c["vocab_size"], rope_theta=c.get("rope_theta") or 10000.0, eps=c.get("rms_norm_eps") or 1e-6,
+                qkv_bias=c["model_type"] == "qwen2" or bool(c.get("attention_bias")))
 
 
 def make_weights(m, layers, max_position):
@@ -55,9 +67,9 @@ def make_weights(m, layers, max_position):
     return w
 
 
-def rms_norm(x, weight):
+def rms_norm(x, weight, eps):
     xf = x.float()
-    return weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + EPS)).to(x.dtype)
+    return weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
 
 
 def rotate(x, cos, sin):
@@ -77,7 +89,7 @@ def forward(w, keys, values, tokens, positions):
     mask = torch.arange(max_context, device="cuda")[None, :] <= positions[:, None]
     x = F.embedding(tokens, w["embedding"])
     for layer, k_cache, v_cache in zip(w["layers"], keys, values):
-        qkv = F.linear(rms_norm(x, layer["norm_in"]), layer["qkv"], layer["qkv_bias"])
+        qkv = F.linear(rms_norm(x, layer["norm_in"], m["eps"]), layer["qkv"], layer["qkv_bias"])
         q, k, v = qkv.split([heads * head_dim, kv_heads * head_dim, kv_heads * head_dim], -1)
         q = rotate(q.view(b, s, heads, head_dim).transpose(1, 2), cos, sin)
         k = rotate(k.view(b, s, kv_heads, head_dim).transpose(1, 2), cos, sin)
@@ -85,9 +97,9 @@ def forward(w, keys, values, tokens, positions):
         v_cache.index_copy_(2, positions, v.view(b, s, kv_heads, head_dim).transpose(1, 2))
         a = F.scaled_dot_product_attention(q, k_cache, v_cache, attn_mask=mask, enable_gqa=True)
         x = x + F.linear(a.transpose(1, 2).reshape(b, s, heads * head_dim), layer["o"])
-        gate, up = F.linear(rms_norm(x, layer["norm_post"]), layer["gate_up"]).chunk(2, -1)
+        gate, up = F.linear(rms_norm(x, layer["norm_post"], m["eps"]), layer["gate_up"]).chunk(2, -1)
         x = x + F.linear(F.silu(gate) * up, layer["down"])
-    return F.linear(rms_norm(x[:, -1], w["final_norm"]), w["lm_head"])
+    return F.linear(rms_norm(x[:, -1], w["final_norm"], m["eps"]), w["lm_head"])
 
 
 def time_ms(fn, repeats):
@@ -153,13 +165,14 @@ def ours_from_log(path):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", choices=sorted(MODELS), default="llama-3-8b")
+    parser.add_argument("--config", help="a Llama, Mistral or Qwen2 config.json (instead of --model)")
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--batch", default="1,32")
     parser.add_argument("--context", "--prompt", default="128", help="prompt lengths, comma-separated")
     parser.add_argument("--ours", help="triton_jit_llama's log from the same run")
     options = parser.parse_args()
     contexts = [int(c) for c in options.context.split(",")]
-    m = MODELS[options.model]
+    m = model_from_config(options.config) if options.config else MODELS[options.model]
     torch.manual_seed(0)
     w = make_weights(m, options.layers, max(contexts) + 16)
     for t in [w["embedding"], w["final_norm"], w["lm_head"], w["cos"], w["sin"]] + [

@@ -154,7 +154,7 @@ stage_tsan() { sanitized tsan threads "-fsanitize=thread" TSAN_OPTIONS="halt_on_
 
 # Each fuzzer is one process on one core: two at a time fill CI's two cores. Starting from its
 # seed corpus, libFuzzer first runs every seed (the regressions), then searches.
-fuzz_targets=(entry signature raw_signature manifest metadata)
+fuzz_targets=(entry signature raw_signature manifest metadata model_config)
 stage_fuzz() {
   cmake -S "$root/fuzz" -B "$build-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++ && cmake --build "$build-fuzz" || return 1
   fuzz_one() {
