@@ -64,6 +64,8 @@ def cases(flash_attn_src):
         made += [
             ("liger", "rms_norm fwd+bwd", lambda: _forward_backward(lambda x, w: LigerRMSNormFunction.apply(
                 x, w, 1e-6, 0.0, "llama", False), x, w), True),
+            # its forward alone (no dtype constexpr) beside the whole: where the time goes if one is slower
+            ("liger", "rms_norm fwd", lambda: [LigerRMSNormFunction.apply(x, w, 1e-6, 0.0, "llama", False)], True),
             ("liger", "layer_norm fwd+bwd", lambda: _forward_backward(lambda x, w, b: LigerLayerNormFunction.apply(
                 x, w, b, 1e-6), x, w, b), True),
             ("liger", "swiglu fwd+bwd", lambda: _forward_backward(LigerSiLUMulFunction.apply, a, g), True),

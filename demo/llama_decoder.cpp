@@ -6,8 +6,8 @@
 //   attention (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual
 //   rms_norm, gate/up, silu_and_mul with down (one launch at decode); the final norm, lm_head,
 //   greedy argmax and top-k sampling. The linear layers run on cuBLAS or on our GEMM as the
-//   stand-ins route them (common/stand_in_policy.h). The decode step, cache-slot bookkeeping included, is captured
-//   once into a CUDA graph and replayed.
+//   stand-ins route them (common/stand_in_policy.h). The decode step, the next step's inputs
+//   included (advance_step), is captured once into a CUDA graph and replayed.
 //   eager: a dense KV cache, rms_norm and rotary written in ATen ops, SDPA, no graph.
 //
 // Prefill of `batch` prompts of `prompt` tokens, then `steps` decode steps; the eager model reads
@@ -29,13 +29,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <triton_jit/torch.h>
