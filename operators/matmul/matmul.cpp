@@ -375,8 +375,8 @@ at::Tensor silu_and_mul_mm(const at::Tensor& gate_up, const at::Tensor& mat2) {
   check_devices(op, {&gate_up, &mat2});
   // The fused kernel where a decode step's product runs (few rows of 16-bit floats): there the
   // activations are a sliver of what the weight costs to read, and one launch is saved.
-  if (sixteen_bit(gate_up.scalar_type()) && gate_up.size(0) <= kSkinnyRows && gate_up.size(0) > 0 && mat2.size(0) > 0 &&
-      gate_up.stride(1) == 1) {
+  const bool empty = gate_up.size(0) == 0 || mat2.size(0) == 0 || mat2.size(1) == 0;  // mm's own edge cases
+  if (sixteen_bit(gate_up.scalar_type()) && gate_up.size(0) <= kSkinnyRows && !empty && gate_up.stride(1) == 1) {
     torch_adapter::DeviceGuard guard(out);
     run_skinny(gate_up.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), at::Tensor(), 1, 0, /*gated=*/true);
     return out;
