@@ -493,6 +493,7 @@ const struct {
     {"dtype_of", Op::kDTypeOf, 0},
     {"element_size", Op::kElementSize, 0},
     {"is_descriptor", Op::kIsDescriptor, 0},
+    {"is_tensor", Op::kIsTensor, 0},
     {"add", Op::kAdd, 2},
     {"sub", Op::kSub, 2},
     {"mul", Op::kMul, 2},
@@ -632,7 +633,7 @@ HeuristicProgram HeuristicProgram::parse(const nlohmann::json& program, std::siz
         ins.target = static_cast<uint32_t>(p.strings_.size() - 1);
         ins.count = 1;  // marks a string constant
       } else if (name == "arg" || name == "is_none" || name == "dtype_of" || name == "element_size" ||
-                 name == "is_descriptor") {
+                 name == "is_descriptor" || name == "is_tensor") {
         ins.target = operand_index(num_params);
       }
     }
@@ -696,6 +697,9 @@ ArgSlot HeuristicProgram::evaluate(const ArgSlot* params, const std::string& ker
         break;
       case Op::kIsDescriptor:
         stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kTensorDescriptor);
+        break;
+      case Op::kIsTensor:  // a C++ raw pointer stands for a tensor, as everywhere else
+        stack[top++] = Value::boolean(params[in.target].kind == ArgKind::kPointer);
         break;
       case Op::kDTypeOf:
       case Op::kElementSize: {

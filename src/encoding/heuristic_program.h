@@ -48,6 +48,7 @@ class HeuristicProgram {
     kDTypeOf,
     kElementSize,
     kIsDescriptor,
+    kIsTensor,
     kAdd,
     kSub,
     kMul,

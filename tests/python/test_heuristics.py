@@ -14,6 +14,7 @@ import random
 import pytest
 import torch  # noqa: F401  (loads libtorch before the parity module)
 import triton
+from triton.tools.tensor_descriptor import TensorDescriptor
 
 import triton_jit_heuristics
 import triton_jit_parity
@@ -37,6 +38,31 @@ PARAMS = {name: i for i, name in enumerate(DOMAINS)}
 
 def named_style(args):
     return args["N"] // 2 if args["N"] % 2 == 0 else args["N"] * 3 + 1
+
+
+def branching_style(args):  # FlagGems' random-number kernels choose their warps so
+    if args["N"] <= 512:
+        return 4
+    elif args["N"] <= 1024:
+        return 8
+    else:
+        return 16
+
+
+def locals_style(args):
+    """Local names, rebound and augmented, read after an if that may have changed them."""
+    block = triton.next_power_of_2(args["N"])
+    if block > 4096:
+        block = 4096
+    elif args["flag"]:
+        block += 16
+    warps: int = block // 256
+    return max(warps, 1) * args["SPLIT_K"]
+
+
+def returns_in_one_branch(args):
+    if args["bias"] is None:
+        return args["N"]
 
 
 HEURISTICS = {
@@ -88,6 +114,11 @@ HEURISTICS = {
     "to_int": lambda args: int(args["scale"] * 10),
     "int_float_equal": lambda args: args["a"] == float(args["a"]),
     "named": named_style,
+    "branching": branching_style,
+    "locals": locals_style,
+    "falls_off": returns_in_one_branch,
+    "is_tensor": lambda args: isinstance(args["bias"], torch.Tensor),
+    "is_tensor_or_descriptor": lambda args: isinstance(args["x"], (torch.Tensor, TensorDescriptor)),
 }
 
 ERRORS = (ZeroDivisionError, ValueError, OverflowError, TypeError)
@@ -120,8 +151,8 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 
 
 def python_value(fn, args, bounded=False):
-    named = {name: (_FakeTensor(v[1]) if isinstance(v, tuple) else I64.wrap(v) if bounded else v)
-             for name, v in args.items()}
+    named = {name: (torch.empty(0, dtype=TORCH_DTYPES[v[1]]) if isinstance(v, tuple)
+                    else I64.wrap(v) if bounded else v) for name, v in args.items()}
     value = fn(named)
     return int(value) if isinstance(value, I64) else value
 
@@ -150,17 +181,8 @@ def leaves_64_bits(fn, args):
 _MISSING = object()
 
 
-class _FakeTensor:
-    SIZES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "i8": 1, "i32": 4, "i64": 8, "u8": 1}
-    TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "fp64": torch.float64,
-             "i8": torch.int8, "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8}
-
-    def __init__(self, dtype):
-        self.dtype = self.TORCH[dtype]
-        self._size = self.SIZES[dtype]
-
-    def element_size(self):
-        return self._size
+TORCH_DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "fp64": torch.float64,
+                "i8": torch.int8, "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8}
 
 
 def same(a, b):
@@ -333,6 +355,24 @@ def test_what_cannot_be_translated_says_why():
     for fn, reason in cases.items():
         program, why = triton_jit_heuristics.translate(fn, PARAMS)
         assert program is None and reason in why, why
+    for fn, reason in ((_bound_in_one_branch, "the local name 'block' may be read before it is bound"),
+                       (_loops, "the statement `for"),
+                       (lambda args: isinstance(args["N"], int), "isinstance with a class other than")):
+        program, why = triton_jit_heuristics.translate(fn, PARAMS)
+        assert program is None and reason in why, why
+
+
+def _bound_in_one_branch(args):  # Python raises UnboundLocalError for N <= 0: Python's to run
+    if args["N"] > 0:
+        block = args["N"]
+    return block
+
+
+def _loops(args):
+    total = 0
+    for name in ("M", "N"):
+        total += args[name]
+    return total
 
 
 def test_a_kernel_modules_own_cdiv_and_next_power_of_2_are_not_tritons(tmp_path):

@@ -8,7 +8,8 @@ A program is a list of instructions for a stack machine; each is a list [op, ope
     ["is_none", i]        push whether parameter i is None (a tensor is not)
     ["dtype_of", i]       push the dtype of tensor parameter i
     ["element_size", i]   push the element size of tensor parameter i
-    ["is_descriptor", i]  push whether parameter i is a TensorDescriptor (hooks only)
+    ["is_descriptor", i]  push whether parameter i is a TensorDescriptor
+    ["is_tensor", i]      push whether parameter i is a tensor (isinstance(args["x"], torch.Tensor))
     ["add"] ["sub"] ["mul"] ["truediv"] ["floordiv"] ["mod"] ["pow"]
     ["lshift"] ["rshift"] ["and"] ["or"] ["xor"]                    binary, Python semantics
     ["neg"] ["pos"] ["invert"] ["not"]                              unary
@@ -20,12 +21,17 @@ A program is a list of instructions for a stack machine; each is a list [op, ope
     ["or_jump", t]        when the top is truthy continue at t keeping it, else pop (`or`)
     ["and_jump", t]       when the top is falsy continue at t keeping it, else pop (`and`)
 
+A def may branch before it returns (if / elif / else, local names bound to expressions): its
+body is folded into one conditional expression first, each branch carrying the statements after
+it, so the program computes what Python's statements would.
+
 What is not expressible this way (anything else: attribute calls such as `.numel()`, loops,
 comprehensions, closures over mutable state) is reported as untranslatable with the reason; the
 C++ side then calls the function in the embedded interpreter.
 """
 
 import ast
+import copy
 import inspect
 import math
 import textwrap
@@ -307,10 +313,43 @@ class _Translator:
         self.expression(node.orelse)
         self.program[to_end][1] = len(self.program)
 
+    def is_instance(self, node):
+        """isinstance(args["x"], C) for C a tensor or TensorDescriptor class, or a tuple of them:
+        what the call's argument kinds decide."""
+        name = self.argument(node.args[0])
+        if name is None:
+            self.fail(node, "isinstance of anything but args['name']")
+        classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        jumps = []
+        for k, cls_node in enumerate(classes):
+            try:
+                cls = self.resolve(cls_node)
+            except Untranslatable:
+                raise
+            except Exception:
+                cls = None
+            if getattr(cls, "__name__", "") == "TensorDescriptor":
+                self.emit("is_descriptor", self.params[name])
+            elif type(cls).__module__.startswith("torch") and getattr(cls, "__name__", "") == "Tensor":
+                self.emit("is_tensor", self.params[name])
+            else:
+                self.fail(node, "isinstance with a class other than torch.Tensor or TensorDescriptor")
+            if k < len(classes) - 1:
+                jumps.append(self.emit("or_jump", None))
+        for j in jumps:
+            self.program[j][1] = len(self.program)
+
     def x_Call(self, node):
         if node.keywords:
             self.fail(node, "a call with keyword arguments")
         func = node.func
+        if isinstance(func, ast.Name) and len(node.args) == 2:
+            try:
+                is_builtin = self.resolve(func) is isinstance
+            except Exception:
+                is_builtin = False
+            if is_builtin:
+                return self.is_instance(node)
         # args["x"].element_size()
         if isinstance(func, ast.Attribute) and self.argument(func.value) is not None:
             name = self.argument(func.value)
@@ -350,6 +389,63 @@ class _Translator:
         self.emit("call", name, len(node.args))
 
 
+_MAX_FOLDED_NODES = 4000  # a chain of ifs doubles what follows it; past this, Python evaluates it
+
+
+class _Fold:
+    """A def's statements as the one expression they return (None when control runs off the end).
+    An `if` becomes a conditional expression whose branches each carry the statements after it;
+    a local name bound to an expression is replaced by it where it is read."""
+
+    def __init__(self, fn, arg_name):
+        self.locals = set(fn.__code__.co_varnames) - {arg_name}
+        self.nodes = 0
+
+    def substituted(self, node, bound):
+        fold = self
+
+        class Substitute(ast.NodeTransformer):
+            def visit_Name(self, name):
+                if isinstance(name.ctx, ast.Load) and name.id in bound:
+                    return copy.deepcopy(bound[name.id])
+                if isinstance(name.ctx, ast.Load) and name.id in fold.locals:
+                    raise Untranslatable(f"the local name '{name.id}' may be read before it is bound")
+                return name
+
+        result = Substitute().visit(copy.deepcopy(node))
+        self.nodes += sum(1 for _ in ast.walk(result))
+        if self.nodes > _MAX_FOLDED_NODES:
+            raise Untranslatable("a function with too many branches to fold into one expression")
+        return result
+
+    def statements(self, body, bound):
+        for i, statement in enumerate(body):
+            rest = body[i + 1:]
+            if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Expr)
+                                                   and isinstance(statement.value, ast.Constant)):
+                continue  # a docstring
+            if isinstance(statement, ast.Return):
+                return ast.Constant(value=None) if statement.value is None else self.substituted(statement.value,
+                                                                                                  bound)
+            if isinstance(statement, ast.If):
+                return ast.IfExp(test=self.substituted(statement.test, bound),
+                                 body=self.statements(statement.body + rest, bound),
+                                 orelse=self.statements(statement.orelse + rest, bound))
+            target, value = None, None
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+                target, value = statement.targets[0], statement.value
+            elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+                target, value = statement.target, statement.value
+            elif isinstance(statement, ast.AugAssign):
+                target = statement.target
+                value = ast.BinOp(left=ast.Name(id=getattr(target, "id", ""), ctx=ast.Load()), op=statement.op,
+                                  right=statement.value)
+            if not isinstance(target, ast.Name):
+                raise Untranslatable(f"the statement `{ast.unparse(statement)}` is outside what runs without Python")
+            bound = dict(bound, **{target.id: self.substituted(value, bound)})
+        return ast.Constant(value=None)
+
+
 def translate(fn, params):
     """(program, None) for a heuristic of a kernel with `params` (name -> index), or
     (None, reason) when it needs Python."""
@@ -359,11 +455,10 @@ def translate(fn, params):
             arguments, body = node.args, node.body
         else:
             arguments = node.args
-            if len(node.body) != 1 or not isinstance(node.body[0], ast.Return) or node.body[0].value is None:
-                raise Untranslatable("a function whose body is more than one return statement")
-            body = node.body[0].value
         if len(arguments.args) != 1 or arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
             raise Untranslatable("a function that does not take exactly one argument (the dict of arguments)")
+        if not isinstance(node, ast.Lambda):
+            body = _Fold(fn, arguments.args[0].arg).statements(node.body, {})
         translator = _Translator(fn, params, arguments.args[0].arg)
         translator.expression(body)
         return translator.program, None

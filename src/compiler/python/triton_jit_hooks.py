@@ -13,7 +13,7 @@ program (triton_jit_heuristics' instruction set) over the same arguments a Pytho
 
 The body may bind local names to expressions (BLOCK_M = nargs["BLOCK_M"]), read arguments with
 nargs["x"] or nargs.get("x", default), branch with if / else, return early, test
-isinstance(nargs["x"], TensorDescriptor) and `nargs["x"] is None`, and loop (a for statement or a
+isinstance(nargs["x"], TensorDescriptor) (or torch.Tensor) and `nargs["x"] is None`, and loop (a for statement or a
 comprehension) over a constant list of names, as flash-attention's init_to_zero does. Anything
 else is reported with the line it cannot translate, and the C++ side refuses the kernel at load:
 a hook is never skipped silently.
@@ -71,7 +71,7 @@ def _is_false(expr):
 
 
 class _ExpressionTranslator(heuristics._Translator):
-    """Expressions of a hook: a heuristic's, plus nargs.get() and isinstance(..., TensorDescriptor)."""
+    """Expressions of a hook: a heuristic's, plus nargs.get()."""
 
     def x_Call(self, node):
         func = node.func
@@ -82,15 +82,6 @@ class _ExpressionTranslator(heuristics._Translator):
             if name in self.params:
                 return self.emit("arg", self.params[name])
             return self.expression(node.args[1]) if len(node.args) == 2 else self.emit("none")
-        if isinstance(func, ast.Name) and func.id == "isinstance" and len(node.args) == 2 and not node.keywords:
-            name = self.argument(node.args[0])
-            try:
-                cls = self.resolve(node.args[1])
-            except Exception:
-                cls = None
-            if name is not None and getattr(cls, "__name__", "") == "TensorDescriptor":
-                return self.emit("is_descriptor", self.params[name])
-            self.fail(node, "isinstance other than isinstance(nargs['x'], TensorDescriptor)")
         return super().x_Call(node)
 
 
