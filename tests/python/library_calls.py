@@ -1,0 +1,228 @@
+"""Real libraries' own Python wrappers run on CPU tensors, with every `kernel[grid](...)` they make
+compiled twice for sm_90: by Triton's own runtime (JITFunction.run(warmup=True) behind a stand-in
+driver; heuristics and the autotuner's pruning as Triton runs them, every config kept) and by this
+runtime's `warmup()`. The two sets of cubins must be the same, kernel by kernel: the cache serves
+what Triton itself would run for the calls a library really makes (argument kinds, dtype
+constexprs, None for optional tensors, varlen offsets, do_not_specialize), not only for calls a
+test writes by hand.
+
+Meant for a process of its own (the stand-in driver and the torch.cuda answers are global):
+`python library_calls.py <scenario>` prints "REPORT <json>"."""
+import collections
+import contextlib
+import json
+import os
+import sys
+import traceback
+import types
+
+os.environ.setdefault("TRITON_JIT_TARGET", "cuda:90")
+
+import torch  # noqa: E402
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.runtime import driver  # noqa: E402
+from triton.runtime.autotuner import Autotuner, Heuristics  # noqa: E402
+from triton.runtime.jit import JITFunction, KernelInterface  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class StandInDriver:
+    """As much of Triton's CUDA driver as compiling for an H200 needs, without a GPU."""
+
+    def __init__(self):
+        self.utils = self
+        self.target = GPUTarget("cuda", 90, 32)
+
+    def get_current_device(self):
+        return 0
+
+    def set_current_device(self, device):
+        pass
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def get_current_target(self):
+        return self.target
+
+    def get_active_torch_device(self):
+        return torch.device("cpu")
+
+    def get_device_interface(self):
+        return torch.cuda
+
+    def is_active(self):
+        return True
+
+    def get_device_properties(self, device):
+        return {"multiprocessor_count": 132, "max_shared_mem": 232448, "max_num_regs": 65536, "warpSize": 32,
+                "sm_clock_rate": 1980000, "mem_clock_rate": 3201000, "mem_bus_width": 6144}
+
+
+class _Generator:
+    """A CUDA generator's state as libraries read it for Philox: seed and offset, int64 each."""
+
+    def __init__(self):
+        self.state = torch.tensor([1234, 0], dtype=torch.int64).view(torch.uint8)
+
+    def get_state(self):
+        return self.state.clone()
+
+    def set_state(self, state):
+        self.state = state.clone()
+
+
+def stand_in_for_an_h200():
+    """Triton's driver and what libraries ask torch.cuda at import and in their wrappers."""
+    driver.set_active(StandInDriver())
+    props = types.SimpleNamespace(name="NVIDIA H200", major=9, minor=0, multi_processor_count=132,
+                                  shared_memory_per_block=49152, shared_memory_per_block_optin=232448,
+                                  total_memory=140 << 30, L2_cache_size=50 << 20, warp_size=32,
+                                  max_threads_per_multi_processor=2048, regs_per_multiprocessor=65536)
+    torch.cuda.get_device_name = lambda *a, **k: props.name
+    torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    torch.cuda.get_device_properties = lambda *a, **k: props
+    torch.cuda.current_device = lambda: 0
+    torch.cuda.device_count = lambda: 1
+    torch.cuda.device = lambda *a, **k: contextlib.nullcontext()
+    torch.cuda.default_generators = (_Generator(),)
+
+
+class Recorder:
+    def __init__(self):
+        self.triton = collections.defaultdict(set)  # kernel name -> cubins Triton compiled
+        self.calls = collections.Counter()
+        self.problems = []
+
+    def _tritons(self, kernel, args, kwargs, grid):
+        """The CompiledKernels Triton's runtime builds for this call (every config of a tuner)."""
+        if isinstance(kernel, Heuristics):
+            kwargs = dict(kwargs)
+            for name, heuristic in kernel.values.items():
+                kwargs[name] = heuristic({**dict(zip(kernel.arg_names, args)), **kwargs})
+            return self._tritons(kernel.fn, args, kwargs, grid)
+        if isinstance(kernel, Autotuner):
+            configs = kernel.configs
+            if len(configs) > 1:
+                kernel.nargs = dict(zip(kernel.arg_names, args))
+                configs = kernel.prune_configs(kwargs)
+                kernel.nargs = None
+            return [c for config in configs
+                    for c in self._tritons(kernel.fn, args, {**kwargs, **config.all_kwargs()}, grid)]
+        if isinstance(kernel, JITFunction):
+            return [kernel.run(*args, grid=grid, warmup=True, **kwargs)]
+        return self._tritons(kernel.fn, args, kwargs, grid)  # a library's own KernelInterface
+
+    def call(self, kernel, grid, args, kwargs):
+        import triton_jit
+        base = kernel
+        while not isinstance(base, JITFunction):
+            base = base.fn
+        name = base.__name__
+        self.calls[name] += 1
+        try:
+            for compiled in self._tritons(kernel, args, kwargs, grid):
+                self.triton[name].add(compiled.asm["cubin"])
+        except Exception as error:
+            self.problems.append([name, "Triton", f"{type(error).__name__}: {error}"[:400]])
+            return
+        try:
+            triton_jit.jit(kernel).warmup(*args, grid=grid, **kwargs)
+        except Exception as error:
+            self.problems.append([name, "triton_jit", f"{type(error).__name__}: {error}"[:400]])
+
+    def intercept(self):
+        recorder = self
+        KernelInterface.__getitem__ = lambda kernel, grid: (
+            lambda *args, **kwargs: recorder.call(kernel, grid, args, kwargs))
+
+    def compare(self, cache):
+        """Per kernel: Triton's cubins each found in one of our variants, and each of our variants
+        holding one of Triton's (several configs may compile to one binary)."""
+        sys.path.insert(0, HERE)
+        import cache_entries
+        ours = collections.defaultdict(list)
+        for path in cache_entries.files(cache, ""):
+            try:
+                kind, header, payload = cache_entries.read(path)
+            except Exception:
+                continue
+            if kind.startswith("variant"):
+                ours[header.get("kernel", "?")].append(payload)
+        kernels = {}
+        for name in sorted(set(self.triton) | set(ours)):
+            theirs, mine = self.triton.get(name, set()), ours.get(name, [])
+            kernels[name] = {"calls": self.calls[name], "triton": len(theirs), "ours": len(mine),
+                             "triton_found": sum(any(c in p for p in mine) for c in theirs),
+                             "ours_explained": sum(any(c in p for c in theirs) for p in mine)}
+        return kernels
+
+
+def _liger():
+    from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+    x = torch.randn(4, 2048, dtype=torch.bfloat16, requires_grad=True)
+    w = torch.randn(2048, dtype=torch.bfloat16, requires_grad=True)
+    # the backward passes X_dtype=torch_to_triton_dtype[X.dtype], a triton.language dtype constexpr
+    LigerRMSNormFunction.apply(x, w, 1e-6, 0.0, "llama", False).sum().backward()
+    a = torch.randn(4, 1024, dtype=torch.bfloat16, requires_grad=True)
+    LigerSiLUMulFunction.apply(a, a.detach().clone().requires_grad_()).sum().backward()
+
+
+def _fla():
+    import torch.nn.functional as F
+    from fla.ops.gated_delta_rule import fused_recurrent_gated_delta_rule
+    from fla.ops.utils.cumsum import chunk_local_cumsum
+    H, K, V = 4, 64, 64
+
+    def inputs(B, T):
+        q = torch.randn(B, T, H, K, dtype=torch.bfloat16)
+        k = F.normalize(torch.randn(B, T, H, K), p=2, dim=-1).to(torch.bfloat16)
+        v = torch.randn(B, T, H, V, dtype=torch.bfloat16)
+        return q, k, v, F.logsigmoid(torch.rand(B, T, H)), torch.rand(B, T, H, dtype=torch.bfloat16).sigmoid()
+
+    # Qwen3-Next's linear attention, a decode step of two sequences: heuristics on None and on
+    # tensors; then the same packed as varlen (cu_seqlens), with no final state asked for
+    fused_recurrent_gated_delta_rule(*inputs(2, 1), initial_state=torch.zeros(2, H, K, V), output_final_state=True)
+    fused_recurrent_gated_delta_rule(*inputs(1, 5), initial_state=torch.zeros(2, H, K, V),
+                                     cu_seqlens=torch.tensor([0, 3, 5], dtype=torch.int64))
+    # the chunked prefill's gate cumsum over packed sequences (chunk indices from cu_seqlens)
+    chunk_local_cumsum(F.logsigmoid(torch.rand(1, 200, H)), 64, cu_seqlens=torch.tensor([0, 70, 200]))
+
+
+def _flaggems():
+    import flag_gems  # noqa: F401
+    from flag_gems import ops
+    from flag_gems.runtime import torch_device_fn
+    torch_device_fn.default_generators = torch.cuda.default_generators
+    x = torch.randn(64, 1024, dtype=torch.float16)
+    ops.rms_norm(x, [1024], torch.randn(1024, dtype=torch.float16), 1e-6)
+    ops.softmax(x, -1, False)
+    # their warps come from a def that branches (if / elif / else), run without Python here
+    ops.rand([100], dtype=torch.float32, device="cpu")
+    ops.rand([1000], dtype=torch.float32, device="cpu")
+    ops.uniform_(torch.empty(5000), 0.0, 1.0)
+    ops.dropout(x, 0.1, True)
+
+
+SCENARIOS = {"liger": _liger, "fla": _fla, "flaggems": _flaggems}
+
+
+def main(scenario):
+    stand_in_for_an_h200()
+    recorder = Recorder()
+    recorder.intercept()
+    error = None
+    try:
+        SCENARIOS[scenario]()
+    except Exception:
+        error = traceback.format_exc()[-3000:]
+    report = {"error": error, "problems": recorder.problems,
+              "kernels": recorder.compare(os.environ["TRITON_JIT_CACHE_DIR"])}
+    print("REPORT " + json.dumps(report))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
