@@ -297,6 +297,18 @@ TEST(CompileOnly, WhatTheDriverCannotAnswerWithoutAGpuIsNamed) {
       << message;
 }
 
+// A library that asks torch.cuda at import (fla's hardware probe) cannot be imported without a GPU;
+// the error names the library's own line, not torch's that raised, and what to do.
+TEST(CompileOnly, ALibraryAskingTorchCudaAtImportIsNamedAtItsOwnLine) {
+  if (triton_jit::cuda_available()) GTEST_SKIP() << "a machine without a GPU tells what the import meets then";
+  const std::string message =
+      error_of([] { TritonJITFunction::get_instance(kernel("pkg/by_capability.py"), "fill_by_capability"); });
+  EXPECT_NE(message.find("failed at line 5 of '" + kernel("pkg/device_probe.py") + "'"), std::string::npos) << message;
+  EXPECT_NE(message.find("asks torch.cuda about the GPU while it is imported, and this machine has none"),
+            std::string::npos)
+      << message;
+}
+
 TEST(Errors, TritonCompileErrorReachesTheException) {
   auto& f = TritonJITFunction::get_instance(kernel("compile_error.py"), "bad_block");
   std::string message;

@@ -207,7 +207,43 @@ def _flaggems():
     ops.dropout(x, 0.1, True)
 
 
-SCENARIOS = {"liger": _liger, "fla": _fla, "flaggems": _flaggems}
+def _fla_wide():
+    """By hand (minutes): fla's chunked and recurrent ops forward, and GLA's backward (fla refuses
+    the gated delta rule's backward on Hopper with this Triton, its issue 640)."""
+    import torch.nn.functional as F
+    from fla.modules.fused_norm_gate import rms_norm_gated
+    from fla.modules.l2norm import l2norm_fwd
+    from fla.ops.delta_rule import chunk_delta_rule
+    from fla.ops.gated_delta_rule import chunk_gated_delta_rule
+    from fla.ops.gla import chunk_gla
+    from fla.ops.kda import chunk_kda
+    from fla.ops.simple_gla import chunk_simple_gla
+    _fla()
+    B, T, H, K, V, bf16 = 1, 128, 4, 64, 64, torch.bfloat16
+
+    def qkv(batch=B):
+        k = F.normalize(torch.randn(batch, T, H, K), p=2, dim=-1).to(bf16)
+        return torch.randn(batch, T, H, K, dtype=bf16), k, torch.randn(batch, T, H, V, dtype=bf16)
+
+    beta = torch.rand(B, T, H, dtype=bf16).sigmoid()
+    chunk_gated_delta_rule(*qkv(), F.logsigmoid(torch.rand(B, T, H)), beta, output_final_state=True)
+    chunk_gated_delta_rule(*qkv(1), F.logsigmoid(torch.rand(1, T, H)), beta, output_final_state=True,
+                           cu_seqlens=torch.tensor([0, 37, T], dtype=torch.int32),
+                           initial_state=torch.zeros(2, H, K, V))
+    q, k, v = (t.requires_grad_() for t in qkv())
+    g = F.logsigmoid(torch.randn(B, T, H, K, dtype=bf16)).requires_grad_()
+    chunk_gla(q, k, v, g)[0].float().sum().backward()
+    chunk_simple_gla(*qkv(), F.logsigmoid(torch.randn(B, T, H)))
+    chunk_delta_rule(*qkv(), beta)
+    chunk_kda(*qkv(), F.logsigmoid(torch.randn(B, T, H, K)), beta)
+    l2norm_fwd(torch.randn(64, 128, dtype=bf16))
+    x = torch.randn(32, 256, dtype=bf16, requires_grad=True)
+    gate = torch.randn(32, 256, dtype=bf16, requires_grad=True)
+    rms_norm_gated(x, gate, torch.ones(256, dtype=bf16, requires_grad=True), None,
+                   activation="swish").float().sum().backward()
+
+
+SCENARIOS = {"liger": _liger, "fla": _fla, "flaggems": _flaggems, "fla-wide": _fla_wide}
 
 
 def main(scenario):

@@ -39,8 +39,8 @@ class KernelImportError(Exception):
 
 def _import_failure(where, path, error):
     """A KernelImportError for `error`, raised while importing `where` (a kernel file's path, or a
-    module name) whose file is `path`: at the line of that file it was raised from, else at the
-    deepest frame of the traceback."""
+    module name) whose file is `path`: at the deepest line of code that is neither torch's, Triton's,
+    this script's nor Python's own library, else at the deepest frame of the traceback."""
     import traceback
     line = None
     if isinstance(error, SyntaxError) and error.lineno is not None:
@@ -49,10 +49,13 @@ def _import_failure(where, path, error):
         text = error.msg
     else:
         frames = traceback.extract_tb(error.__traceback__)
-        own = [f for f in frames if path and os.path.realpath(f.filename) == path]
-        frame = own[-1] if own else (frames[-1] if frames else None)
+        # The deepest frame of the kernel's or its library's code: the line to change is there,
+        # not in torch or Triton, which raised on its behalf.
+        theirs = [f for f in frames if not _is_runtime_file(f.filename)]
+        frame = theirs[-1] if theirs else (frames[-1] if frames else None)
+        in_path = frame is not None and path and os.path.realpath(frame.filename) == path
         place = "an unknown line" if frame is None else (
-            f"line {frame.lineno}" + ("" if own else f" of '{frame.filename}'"))
+            f"line {frame.lineno}" + ("" if in_path else f" of '{frame.filename}'"))
         line = frame.line if frame is not None else None
         text = str(error)
     message = f"importing {where} failed at {place}: {type(error).__name__}: {text}"
@@ -60,12 +63,30 @@ def _import_failure(where, path, error):
         message += f"\n    {line.strip()}"
     if isinstance(error, RuntimeError) and "active drivers" in text:
         message += "\n(the module asks Triton's GPU driver for something at import, and this machine has no GPU)"
+    if isinstance(error, (RuntimeError, AssertionError)) and ("NVIDIA driver" in text or "CUDA driver" in text
+                                                              or "Torch not compiled with CUDA" in text):
+        message += ("\n(the module asks torch.cuda about the GPU while it is imported, and this machine has none: "
+                    "compile its kernels on a machine with the GPU, or ship them there in a bundle made on one)")
     missing = getattr(error, "name", None) or ""
     if isinstance(error, ModuleNotFoundError) and missing.startswith("triton.experimental"):
         import triton
         message += (f"\n(the module uses Gluon, triton.experimental.gluon, which Triton {triton.__version__} does not "
                     "have: Gluon came with Triton 3.5)")
     return KernelImportError(message)
+
+
+def _is_runtime_file(filename):
+    """A file of torch, Triton, this compile script or Python's own library (<frozen ...> too)."""
+    import sysconfig
+    real = os.path.realpath(filename)
+    if filename.startswith("<"):
+        return True
+    roots = [os.path.dirname(os.path.realpath(__file__)), os.path.realpath(sysconfig.get_paths()["stdlib"])]
+    for name in ("torch", "triton"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            roots.append(os.path.dirname(os.path.realpath(module.__file__)))
+    return any(real == root or real.startswith(root + os.sep) for root in roots)
 
 
 # ---- loading kernels from snapshots of their sources -------------------------------------------
