@@ -17,8 +17,9 @@
 // limit for a step that reads each byte once. Exit code 0 when the logits agree.
 //   triton_jit_llama [--model llama-3-8b|qwen2.5-7b | --config config.json] [--layers N] [--batch B[,B...]]
 //                    [--context P[,P...]] [--steps S] [--timeline]  (--prompt P: one context)
-// --config reads the shapes of a Llama, Mistral or Qwen2 config.json (demo/model_config.h); rope
-// scaling and sliding windows are left out, here and in the eager model alike.
+// --config reads the shapes of a Llama, Mistral, Qwen2 or Qwen3 config.json (demo/model_config.h):
+// Qwen3's per-head q/k norms, tied embeddings and "linear" or "llama3" rope scaling are run;
+// other rope scaling and sliding windows are left out, here and in the eager model alike.
 // A profiler's record of one decode step, with and without dependent launches, gives the idle
 // time between its kernels (--timeline: every kernel's start, duration and gap).
 #include <ATen/ATen.h>
@@ -54,6 +55,7 @@ constexpr int64_t kPage = 16;
 
 struct Layer {
   Tensor norm_in, w_qkv, b_qkv, w_o, norm_post, w_gate_up, w_down;  // b_qkv: undefined without biases
+  Tensor q_norm, k_norm;                                            // [head_dim], Qwen3's; else undefined
 };
 
 struct Weights {
@@ -95,19 +97,21 @@ Tensor ours_down(const Tensor& gate_up, const Tensor& w, bool always_ours = fals
 Weights make_weights(const ModelShape& m, int64_t layers, int64_t max_position) {
   auto bf16 = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
   auto linear = [&](int64_t out, int64_t in) { return at::randn({out, in}, bf16) * 0.02; };
-  auto norm = [&] { return 1 + at::randn({m.hidden}, bf16) * 0.1; };
+  auto norm = [&](int64_t size) { return 1 + at::randn({size}, bf16) * 0.1; };
   const int64_t qkv = (m.heads + 2 * m.kv_heads) * m.head_dim;
   Weights w{m};
   w.embedding = at::randn({m.vocab, m.hidden}, bf16);
   for (int64_t l = 0; l < layers; ++l) {
-    w.layers.push_back({norm(), linear(qkv, m.hidden), m.qkv_bias ? at::randn({qkv}, bf16) * 0.02 : Tensor(),
-                        linear(m.hidden, m.heads * m.head_dim), norm(), linear(2 * m.mlp, m.hidden),
-                        linear(m.hidden, m.mlp)});
+    w.layers.push_back({norm(m.hidden), linear(qkv, m.hidden), m.qkv_bias ? at::randn({qkv}, bf16) * 0.02 : Tensor(),
+                        linear(m.hidden, m.heads * m.head_dim), norm(m.hidden), linear(2 * m.mlp, m.hidden),
+                        linear(m.hidden, m.mlp), m.qk_norm ? norm(m.head_dim) : Tensor(),
+                        m.qk_norm ? norm(m.head_dim) : Tensor()});
   }
-  w.final_norm = norm();
-  w.lm_head = linear(m.vocab, m.hidden);
+  w.final_norm = norm(m.hidden);
+  w.lm_head = m.tied_embeddings ? w.embedding : linear(m.vocab, m.hidden);
   auto f32 = bf16.dtype(at::kFloat);
-  const Tensor inv_freq = at::pow(m.rope_theta, -at::arange(0, m.head_dim, 2, f32) / m.head_dim);
+  const std::vector<double> frequencies = demo::rope_inverse_frequencies(m);
+  const Tensor inv_freq = at::tensor(frequencies, at::kDouble).to(f32);
   const Tensor angles = at::outer(at::arange(max_position, f32), inv_freq);
   w.cos = angles.cos();
   w.sin = angles.sin();
@@ -122,6 +126,7 @@ double step_bytes(const Weights& w, int64_t batch, int64_t context) {
     weights += static_cast<double>(l.norm_in.nbytes() + l.w_qkv.nbytes() + l.w_o.nbytes() + l.norm_post.nbytes() +
                                    l.w_gate_up.nbytes() + l.w_down.nbytes());
     if (l.b_qkv.defined()) weights += static_cast<double>(l.b_qkv.nbytes());
+    if (l.q_norm.defined()) weights += static_cast<double>(l.q_norm.nbytes() + l.k_norm.nbytes());
   }
   const double kv = 2.0 * static_cast<double>(w.layers.size() * batch * context * w.m.kv_heads * w.m.head_dim) * 2;
   return weights + kv;
@@ -164,8 +169,12 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
     const Layer& layer = w.layers[l];
     const Tensor qkv = ours_linear(h, layer.w_qkv, layer.b_qkv, form.products_ours);
     const Tensor v = qkv.narrow(1, q_size + kv_size, kv_size).view({t, m.kv_heads, m.head_dim});
-    const Tensor q_in = qkv.narrow(1, 0, q_size).view({t, m.heads, m.head_dim});
-    const Tensor k_in = qkv.narrow(1, q_size, kv_size).view({t, m.kv_heads, m.head_dim});
+    Tensor q_in = qkv.narrow(1, 0, q_size).view({t, m.heads, m.head_dim});
+    Tensor k_in = qkv.narrow(1, q_size, kv_size).view({t, m.kv_heads, m.head_dim});
+    if (layer.q_norm.defined()) {  // Qwen3: each head's query and key normalised before the rotation
+      q_in = ops::rms_norm(q_in, {m.head_dim}, layer.q_norm, m.rms_norm_eps);
+      k_in = ops::rms_norm(k_in, {m.head_dim}, layer.k_norm, m.rms_norm_eps);
+    }
     Tensor q, k;
     if (form.fused) {
       std::tie(q, k) =
@@ -225,8 +234,13 @@ struct EagerModel {
       const Layer& layer = w.layers[l];
       const Tensor qkv = qkv_projection(layer, rms_norm_eager(x, layer.norm_in, m.rms_norm_eps));
       auto split = qkv.split({m.heads * m.head_dim, m.kv_heads * m.head_dim, m.kv_heads * m.head_dim}, -1);
-      const Tensor q = rotate_eager(split[0].view({b, s, m.heads, m.head_dim}).transpose(1, 2), cos, sin);
-      const Tensor k = rotate_eager(split[1].view({b, s, m.kv_heads, m.head_dim}).transpose(1, 2), cos, sin);
+      Tensor q_in = split[0].view({b, s, m.heads, m.head_dim}), k_in = split[1].view({b, s, m.kv_heads, m.head_dim});
+      if (layer.q_norm.defined()) {
+        q_in = rms_norm_eager(q_in, layer.q_norm, m.rms_norm_eps);
+        k_in = rms_norm_eager(k_in, layer.k_norm, m.rms_norm_eps);
+      }
+      const Tensor q = rotate_eager(q_in.transpose(1, 2), cos, sin);
+      const Tensor k = rotate_eager(k_in.transpose(1, 2), cos, sin);
       keys[l].narrow(2, start, s).copy_(k);
       values[l].narrow(2, start, s).copy_(split[2].view({b, s, m.kv_heads, m.head_dim}).transpose(1, 2));
       const Tensor k_all = keys[l].narrow(2, 0, start + s).repeat_interleave(m.heads / m.kv_heads, 1);
@@ -608,11 +622,18 @@ int main(int argc, char** argv) {
     const double read_stream = read_stream_bytes_per_s();
     std::string contexts;
     for (int64_t c : o.contexts) contexts += fmt::format("{}{}", contexts.empty() ? "" : ", ", c);
+    std::string extras = m.qkv_bias ? ", q/k/v biases" : "";
+    if (m.qk_norm) extras += ", q/k norms";
+    if (m.tied_embeddings) extras += ", tied embeddings";
+    if (!m.rope_scaling.type.empty()) {
+      extras += fmt::format(", rope scaling {}{}", m.rope_scaling.type,
+                            m.rope_scaling_left_out() ? " (left out, in the eager model too)" : "");
+    }
     std::printf(
-        "%s layer shapes (hidden %ld, %ld heads, %ld KV heads, MLP %ld, vocabulary %ld%s), %ld layers, "
+        "%s layer shapes (hidden %ld, %ld heads, %ld KV heads, head_dim %ld, MLP %ld, vocabulary %ld%s), %ld layers, "
         "random weights, bfloat16; prompts of %s tokens, %ld decode steps; read stream %.2f TB/s\n",
         m.name.c_str(), static_cast<long>(m.hidden), static_cast<long>(m.heads), static_cast<long>(m.kv_heads),
-        static_cast<long>(m.mlp), static_cast<long>(m.vocab), m.qkv_bias ? ", q/k/v biases" : "",
+        static_cast<long>(m.head_dim), static_cast<long>(m.mlp), static_cast<long>(m.vocab), extras.c_str(),
         static_cast<long>(o.layers), contexts.c_str(), static_cast<long>(o.steps), read_stream / 1e12);
     bool ok = true;
     for (int64_t prompt : o.contexts) {

@@ -14,6 +14,7 @@ With --ours, the decode and prefill times triton_jit_llama printed in the same r
 its log and set beside these, with what a decode step reads over its time."""
 import argparse
 import json
+import math
 import re
 import time
 
@@ -23,22 +24,44 @@ import torch.nn.functional as F
 # The layer shapes of each model, as its config.json gives them (triton_jit_llama's kModels).
 MODELS = {
     "llama-3-8b": dict(name="Llama-3-8B", hidden=4096, heads=32, kv_heads=8, head_dim=128, mlp=14336, vocab=128256,
-                       rope_theta=500000.0, eps=1e-5, qkv_bias=False),
+                       rope_theta=500000.0, eps=1e-5, qkv_bias=False, qk_norm=False, tied=False, rope_scaling=None),
     "qwen2.5-7b": dict(name="Qwen2.5-7B", hidden=3584, heads=28, kv_heads=4, head_dim=128, mlp=18944, vocab=152064,
-                       rope_theta=1000000.0, eps=1e-6, qkv_bias=True),
+                       rope_theta=1000000.0, eps=1e-6, qkv_bias=True, qk_norm=False, tied=False, rope_scaling=None),
 }
 
 
 def model_from_config(path):
-    """The shapes of a Llama, Mistral or Qwen2 config.json, read as triton_jit_llama --config reads
-    them (demo/model_config.cpp: the same defaults; its errors are the C++ side's to give)."""
+    """The shapes of a Llama, Mistral, Qwen2 or Qwen3 config.json, read as triton_jit_llama --config
+    reads them (demo/model_config.cpp: the same defaults; its errors are the C++ side's to give)."""
     c = json.load(open(path))
     heads = c["num_attention_heads"]
+    scaling = c.get("rope_scaling") or None
+    if scaling is not None and scaling.get("rope_type", scaling.get("type")) not in ("linear", "llama3"):
+        scaling = None  # left out, as the C++ decoder leaves it out
     return dict(name=c.get("_name_or_path") or f"{c['model_type']} ({path})", hidden=c["hidden_size"], heads=heads,
                 kv_heads=c.get("num_key_value_heads") or heads,
                 head_dim=c.get("head_dim") or c["hidden_size"] // heads, mlp=c["intermediate_size"],
                 vocab=c["vocab_size"], rope_theta=c.get("rope_theta") or 10000.0, eps=c.get("rms_norm_eps") or 1e-6,
-                qkv_bias=c["model_type"] == "qwen2" or bool(c.get("attention_bias")))
+                qkv_bias=c["model_type"] == "qwen2" or bool(c.get("attention_bias")),
+                qk_norm=c["model_type"] == "qwen3", tied=bool(c.get("tie_word_embeddings")), rope_scaling=scaling)
+
+
+def rope_inverse_frequencies(m):
+    """theta^(-2i / head_dim), scaled as rope_scaling says ("linear", or Llama 3.1's "llama3")."""
+    head_dim = m["head_dim"]
+    inv = m["rope_theta"] ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    r = m.get("rope_scaling")
+    kind = r and r.get("rope_type", r.get("type"))
+    if kind == "linear":
+        inv = inv / r["factor"]
+    elif kind == "llama3":
+        context, low, high = r["original_max_position_embeddings"], r["low_freq_factor"], r["high_freq_factor"]
+        wavelength = 2 * math.pi / inv
+        smooth = (context / wavelength - low) / (high - low)
+        blended = (1 - smooth) * inv / r["factor"] + smooth * inv
+        inv = torch.where(wavelength > context / low, inv / r["factor"],
+                          torch.where(wavelength >= context / high, blended, inv))
+    return inv.to(device="cuda", dtype=torch.float32)
 
 
 def make_weights(m, layers, max_position):
@@ -49,18 +72,20 @@ def make_weights(m, layers, max_position):
     def linear(out, inp):
         return torch.randn(out, inp, **bf16) * 0.02
 
-    def norm():
-        return 1 + torch.randn(hidden, **bf16) * 0.1
+    def norm(size=hidden):
+        return 1 + torch.randn(size, **bf16) * 0.1
 
     w = {"m": m, "embedding": torch.randn(m["vocab"], hidden, **bf16), "layers": []}
     for _ in range(layers):
         w["layers"].append({"norm_in": norm(), "qkv": linear(qkv, hidden),
                             "qkv_bias": torch.randn(qkv, **bf16) * 0.02 if m["qkv_bias"] else None,
                             "o": linear(hidden, m["heads"] * head_dim), "norm_post": norm(),
-                            "gate_up": linear(2 * m["mlp"], hidden), "down": linear(hidden, m["mlp"])})
+                            "gate_up": linear(2 * m["mlp"], hidden), "down": linear(hidden, m["mlp"]),
+                            "q_norm": norm(head_dim) if m.get("qk_norm") else None,
+                            "k_norm": norm(head_dim) if m.get("qk_norm") else None})
     w["final_norm"] = norm()
-    w["lm_head"] = linear(m["vocab"], hidden)
-    inv_freq = m["rope_theta"] ** (-torch.arange(0, head_dim, 2, device="cuda", dtype=torch.float32) / head_dim)
+    w["lm_head"] = w["embedding"] if m.get("tied") else linear(m["vocab"], hidden)
+    inv_freq = rope_inverse_frequencies(m)
     angles = torch.outer(torch.arange(max_position, device="cuda", dtype=torch.float32), inv_freq)
     w["cos"] = torch.cat([angles.cos(), angles.cos()], -1).to(torch.bfloat16)
     w["sin"] = torch.cat([angles.sin(), angles.sin()], -1).to(torch.bfloat16)
@@ -91,8 +116,11 @@ def forward(w, keys, values, tokens, positions):
     for layer, k_cache, v_cache in zip(w["layers"], keys, values):
         qkv = F.linear(rms_norm(x, layer["norm_in"], m["eps"]), layer["qkv"], layer["qkv_bias"])
         q, k, v = qkv.split([heads * head_dim, kv_heads * head_dim, kv_heads * head_dim], -1)
-        q = rotate(q.view(b, s, heads, head_dim).transpose(1, 2), cos, sin)
-        k = rotate(k.view(b, s, kv_heads, head_dim).transpose(1, 2), cos, sin)
+        q, k = q.view(b, s, heads, head_dim), k.view(b, s, kv_heads, head_dim)
+        if layer["q_norm"] is not None:  # Qwen3: each head's query and key, before the rotation
+            q, k = rms_norm(q, layer["q_norm"], m["eps"]), rms_norm(k, layer["k_norm"], m["eps"])
+        q = rotate(q.transpose(1, 2), cos, sin)
+        k = rotate(k.transpose(1, 2), cos, sin)
         k_cache.index_copy_(2, positions, k)
         v_cache.index_copy_(2, positions, v.view(b, s, kv_heads, head_dim).transpose(1, 2))
         a = F.scaled_dot_product_attention(q, k_cache, v_cache, attn_mask=mask, enable_gqa=True)
@@ -165,7 +193,7 @@ def ours_from_log(path):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", choices=sorted(MODELS), default="llama-3-8b")
-    parser.add_argument("--config", help="a Llama, Mistral or Qwen2 config.json (instead of --model)")
+    parser.add_argument("--config", help="a Llama, Mistral, Qwen2 or Qwen3 config.json (instead of --model)")
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--batch", default="1,32")
     parser.add_argument("--context", "--prompt", default="128", help="prompt lengths, comma-separated")

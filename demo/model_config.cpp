@@ -39,7 +39,66 @@ double positive_number(const json& config, const char* field, std::string_view s
   return it->get<double>();
 }
 
+// rope_scaling: null, or an object whose "rope_type" (older configs: "type") names the kind.
+ModelShape::RopeScaling rope_scaling(const json& config, std::string_view source) {
+  ModelShape::RopeScaling r;
+  const auto it = config.find("rope_scaling");
+  if (it == config.end() || it->is_null()) return r;
+  if (!it->is_object()) refuse(source, fmt::format("'rope_scaling' must be an object or null, got {}", it->dump()));
+  const auto type = it->contains("rope_type") ? it->find("rope_type") : it->find("type");
+  if (type == it->end() || !type->is_string()) refuse(source, "'rope_scaling' has no 'rope_type' string");
+  r.type = type->get<std::string>() == "default" ? "" : type->get<std::string>();
+  if (r.type != "linear" && r.type != "llama3") return r;  // named, and left out
+  const auto number = [&](const char* field, double fallback) {
+    const auto f = it->find(field);
+    if (f == it->end() || f->is_null()) {
+      if (fallback > 0) return fallback;
+      refuse(source, fmt::format("'rope_scaling' of type {} needs '{}'", r.type, field));
+    }
+    if (!f->is_number() || !(f->get<double>() > 0) || !std::isfinite(f->get<double>())) {
+      refuse(source, fmt::format("'rope_scaling.{}' must be a positive number, got {}", field, f->dump()));
+    }
+    return f->get<double>();
+  };
+  r.factor = number("factor", 0);
+  if (r.type == "llama3") {
+    r.low_freq_factor = number("low_freq_factor", 0);
+    r.high_freq_factor = number("high_freq_factor", 0);
+    if (!(r.high_freq_factor > r.low_freq_factor)) {
+      refuse(source, fmt::format("'rope_scaling.high_freq_factor' ({}) must exceed 'low_freq_factor' ({})",
+                                 r.high_freq_factor, r.low_freq_factor));
+    }
+    r.original_max_position = positive(*it, "original_max_position_embeddings", source);
+  }
+  return r;
+}
+
 }  // namespace
+
+std::vector<double> rope_inverse_frequencies(const ModelShape& m) {
+  std::vector<double> inv(static_cast<std::size_t>(m.head_dim / 2));
+  const ModelShape::RopeScaling& r = m.rope_scaling;
+  const double pi = 3.14159265358979323846;
+  for (std::size_t i = 0; i < inv.size(); ++i) {
+    double f = std::pow(m.rope_theta, -static_cast<double>(2 * i) / static_cast<double>(m.head_dim));
+    if (r.type == "linear") {
+      f /= r.factor;
+    } else if (r.type == "llama3") {
+      // Long wavelengths slow down by the factor, short ones keep theirs, and those between
+      // blend the two by where the wavelength falls.
+      const double context = static_cast<double>(r.original_max_position);
+      const double wavelength = 2 * pi / f;
+      if (wavelength > context / r.low_freq_factor) {
+        f /= r.factor;
+      } else if (wavelength >= context / r.high_freq_factor) {
+        const double smooth = (context / wavelength - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
+        f = (1 - smooth) * f / r.factor + smooth * f;
+      }
+    }
+    inv[i] = f;
+  }
+  return inv;
+}
 
 ModelShape known_model(std::string_view name) {
   if (name == "llama-3-8b") return {"Llama-3-8B", 4096, 32, 8, 128, 14336, 128256, 500000.0, 1e-5, false};
@@ -58,9 +117,10 @@ ModelShape model_from_config(std::string_view json_text, std::string_view source
   const auto type = config.find("model_type");
   if (type == config.end() || !type->is_string()) refuse(source, "'model_type' is missing or not a string");
   const std::string model_type = type->get<std::string>();
-  constexpr std::array<std::string_view, 3> kFamilies = {"llama", "mistral", "qwen2"};
+  constexpr std::array<std::string_view, 4> kFamilies = {"llama", "mistral", "qwen2", "qwen3"};
   if (std::find(kFamilies.begin(), kFamilies.end(), model_type) == kFamilies.end()) {
-    refuse(source, fmt::format("model_type '{}' is not a decoder this demo runs (llama, mistral, qwen2)", model_type));
+    refuse(source,
+           fmt::format("model_type '{}' is not a decoder this demo runs (llama, mistral, qwen2, qwen3)", model_type));
   }
   ModelShape m;
   m.hidden = positive(config, "hidden_size", source);
@@ -77,6 +137,13 @@ ModelShape model_from_config(std::string_view json_text, std::string_view source
     refuse(source, fmt::format("'attention_bias' must be true or false, got {}", bias->dump()));
   }
   m.qkv_bias = model_type == "qwen2" || (bias != config.end() && bias->is_boolean() && bias->get<bool>());
+  m.qk_norm = model_type == "qwen3";
+  const auto tied = config.find("tie_word_embeddings");
+  if (tied != config.end() && !tied->is_boolean() && !tied->is_null()) {
+    refuse(source, fmt::format("'tie_word_embeddings' must be true or false, got {}", tied->dump()));
+  }
+  m.tied_embeddings = tied != config.end() && tied->is_boolean() && tied->get<bool>();
+  m.rope_scaling = rope_scaling(config, source);
   if (m.heads % m.kv_heads != 0) {
     refuse(source,
            fmt::format("num_attention_heads ({}) must be a multiple of num_key_value_heads ({})", m.heads, m.kv_heads));

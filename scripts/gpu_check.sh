@@ -10,7 +10,9 @@
 #                                           (default: all); decode: the decode GEMMs against the
 #                                           memory's copy and read stream; decoder: the C++ decoder
 #                                           at Llama-3-8B's and Qwen2.5-7B's shapes, batch 1-32,
-#                                           context 128 and 4096, beside torch.compile; house: the
+#                                           context 128 and 4096, beside torch.compile; configs: the
+#                                           decoder on each config.json of demo/configs (Qwen3, Llama
+#                                           3.1, Mistral), its logits against the eager model; house: the
 #                                           launch hit of this tree against the base tree in
 #                                           .house-base/ (measurements/README.md);
 #                                           wrappers: real libraries' wrappers with and without
@@ -160,6 +162,13 @@ if want decoder; then
       tee "$out/decoder-$model.txt" | grep -E 'reads|timeline at|dependent launches:|fastest of ours|graph launches|triton_jit_llama'
     timeout 900 "$TRITON_JIT_PYTHON" "$root/demo/llama_torch.py" --model $model --layers 4 --batch 1,8,32 \
       --context 128,4096 --ours "$out/decoder-$model.txt" 2>&1 | grep -v Warning | tee "$out/decoder-$model-torch.txt" | tail -n 7
+  done
+fi
+if want configs; then
+  stage "triton_jit_llama on other models' config.json (demo/configs): logits against the eager model"
+  for config in "$root"/demo/configs/*.json; do
+    timeout 300 "$build/bin/triton_jit_llama" --config "$config" --layers 2 --batch 1,8 --context 128 --steps 8 2>&1 |
+      tee "$out/config-$(basename "$config" .json).txt" | grep -E 'layer shapes|decode step at|triton_jit_llama'
   done
 fi
 if want pyentry; then
