@@ -106,6 +106,9 @@ class Snapshots {
         }
       }
       const ArgSlot& slot = call.slots[p];
+      // An optional tensor left out (None, its use gated by a constexpr flag) has nothing to save:
+      // Triton's own hooks since triton-lang/triton#10295, and fla's autotuner before that, skip it.
+      if (slot.kind == ArgKind::kNone) return;
       if (slot.kind != ArgKind::kPointer) {
         throw ValueError(fmt::format("{}: argument '{}' of {} is not a tensor", f.sig.name, f.sig.params[p].name,
                                      zero           ? "reset_to_zero"

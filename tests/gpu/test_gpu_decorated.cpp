@@ -129,6 +129,28 @@ TEST_F(GpuDecorated, ResetToZeroKeepsAnAccumulatingKernelRight) {
   EXPECT_EQ(k.stats().tunings, 2u);
 }
 
+// An optional tensor named by reset_to_zero may be left out (None): nothing to zero or save, as
+// in Triton since #10295 and in fla's autotuner; the tensor given is still kept right.
+TEST_F(GpuDecorated, ResetToZeroSkipsAnOptionalTensorLeftOut) {
+  auto& k = TritonJITFunction::get_instance(kKernels + "/decorated_kernels.py", "accumulate_counting");
+  const int64_t n = 100000;
+  at::Tensor x = at::rand({n}, cuda());
+  LaunchConfig c = on_current_stream();
+  c.grid_fn = [](const triton_jit::LaunchMeta& m, void*) {
+    return triton_jit::Grid{triton_jit::cdiv(m["n"], m["BLOCK"]), 1, 1};
+  };
+  const double want = x.to(at::kDouble).sum().item<double>();
+  at::Tensor total = at::zeros({1}, cuda());
+  k(c, x, total, std::nullopt, n);
+  EXPECT_NEAR(total.item<float>(), want, 1e-3 * want);
+  at::Tensor counted = at::zeros({1}, cuda());
+  at::Tensor count = at::zeros({1}, cuda().dtype(at::kInt));
+  k(c, x, counted, count, n);  // a new variant (COUNT), tuned with the count zeroed each run
+  EXPECT_NEAR(counted.item<float>(), want, 1e-3 * want);
+  EXPECT_GT(count.item<int>(), 0);
+  EXPECT_LE(count.item<int>(), triton_jit::cdiv(n, 128));
+}
+
 // Note [Decorated call memo]: a repeated call launches the variant the memo kept, which is only
 // right when the tensors' alignment is part of what it remembers. A view one element in is not
 // 16-byte aligned: given the aligned variant's vector loads it would fault or read wrong data.

@@ -50,6 +50,22 @@ def accumulate(x_ptr, total_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(total_ptr, tl.sum(x, axis=0))
 
 
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 256}, num_warps=8)],
+    key=["n"],
+    reset_to_zero=["total_ptr", "count_ptr"],
+)
+@triton.heuristics({"COUNT": lambda args: args["count_ptr"] is not None})
+@triton.jit
+def accumulate_counting(x_ptr, total_ptr, count_ptr, n, BLOCK: tl.constexpr, COUNT: tl.constexpr):
+    """accumulate, and the number of programs into count_ptr when one is given (None: not counted)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(total_ptr, tl.sum(x, axis=0))
+    if COUNT:
+        tl.atomic_add(count_ptr, 1)
+
+
 @triton.heuristics({"BLOCK": lambda args: sum([args["n"] % 7, 1]) * 64})
 @triton.jit
 def python_heuristic(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
