@@ -16,6 +16,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "operators", "common"))  # gluon_layouts, beside them when built
 sys.path.insert(0, os.path.join(ROOT, "operators", "attention"))
 
 import torch  # noqa: E402

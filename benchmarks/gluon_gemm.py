@@ -20,6 +20,7 @@ import torch
 import triton
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "operators", "common"))  # gluon_layouts, beside them when built
 sys.path.insert(0, os.path.join(ROOT, "operators", "matmul"))
 import matmul_gluon  # noqa: E402
 

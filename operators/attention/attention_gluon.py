@@ -46,10 +46,11 @@ benchmarks mirror it. Each program makes three tensor maps in Triton's global sc
 (metadata.global_scratch_size bytes a program; Triton's launcher takes it from the allocator of
 triton.set_allocator). Needs a Triton with Gluon (3.5 or newer) and sm_90.
 """
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+
+from gluon_layouts import nvmma_layout, wgmma_layout
 
 # The producer warp's register budget (setmaxnreg); the consumers get the rest of the file.
 PRODUCER_REGS = gl.constexpr(40)
@@ -76,32 +77,6 @@ def launch_config(head_dim, dtype_bytes, causal, max_seqlen_q, pingpong=False):
     else:
         block_m, block_n, stages = 128, 64, 2  # 64 + 2 * 64 KB
     return dict(BLOCK_M=block_m, BLOCK_N=block_n, NUM_STAGES=stages, num_warps=block_m // (32 if pingpong else 16))
-
-
-@gluon.constexpr_function
-def wgmma_layout(rows, cols, num_warps, operand_bits):
-    """The accumulator layout of a [rows, cols] wgmma tile on num_warps warps: warpgroups stacked
-    along M first (each warp owns 16 whole rows, so row reductions stay inside a warp), the widest
-    instruction N that divides cols."""
-    warps = [4, 1]
-    while warps[0] * warps[1] < num_warps:
-        if rows > 16 * warps[0]:
-            warps[0] *= 2
-        else:
-            warps[1] *= 2
-    m_reps = triton.cdiv(rows, 16)
-    n_reps = triton.cdiv(num_warps, m_reps)
-    widest = max(cols // n_reps, 8)
-    n = 256
-    while n > widest or cols % n != 0:
-        n -= 8
-    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=warps, instr_shape=[16, n, 256 // operand_bits])
-
-
-@gluon.constexpr_function
-def nvmma_layout(block_shape, dtype):
-    """The shared-memory layout TMA and wgmma read a [rows, cols] block of dtype through."""
-    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
 
 
 @gluon.constexpr_function

@@ -22,11 +22,12 @@ The tensor maps are made on the device from pointers, sizes and strides (their s
 layouts are the kernel's to choose), so a C++ caller passes what it passes to any kernel. Needs a
 Triton with Gluon (3.5 or newer) and sm_90.
 """
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                               warpgroup_mma_wait)
+
+from gluon_layouts import nvmma_layout, wgmma_layout
 
 
 # Shared memory one block may opt into on sm_90 (227 KB), less a reserve for the mbarriers.
@@ -39,31 +40,6 @@ def stages_that_fit(tile_r, tile_c, block_k, element_bytes, most=8):
     stage = (tile_r + tile_c) * block_k * element_bytes
     epilogue = tile_r * tile_c * element_bytes
     return max(2, min(most, (SHARED_MEMORY_BYTES - epilogue) // stage))
-
-
-@gluon.constexpr_function
-def wgmma_layout(rows, cols, num_warps, operand_bits):
-    """The accumulator layout of a [rows, cols] wgmma tile on num_warps warps: warpgroups stacked
-    along M first, the widest instruction N that divides cols."""
-    warps = [4, 1]
-    while warps[0] * warps[1] < num_warps:
-        if rows > 16 * warps[0]:
-            warps[0] *= 2
-        else:
-            warps[1] *= 2
-    m_reps = triton.cdiv(rows, 16)
-    n_reps = triton.cdiv(num_warps, m_reps)
-    widest = max(cols // n_reps, 8)
-    n = 256
-    while n > widest or cols % n != 0:
-        n -= 8
-    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=warps, instr_shape=[16, n, 256 // operand_bits])
-
-
-@gluon.constexpr_function
-def nvmma_layout(block_shape, dtype):
-    """The shared-memory layout TMA and wgmma read a [rows, cols] block of dtype through."""
-    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
 
 
 @gluon.jit

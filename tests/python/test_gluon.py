@@ -23,6 +23,7 @@ import triton_jit  # noqa: E402
 import triton_jit_compile  # noqa: E402
 import gluon_kernels  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "operators", "common"))  # gluon_layouts, beside them when built
 sys.path.insert(0, os.path.join(ROOT, "operators", "matmul"))
 sys.path.insert(0, os.path.join(ROOT, "operators", "attention"))
 import matmul_gluon  # noqa: E402
@@ -169,7 +170,7 @@ def test_the_hopper_gemm_matches_torch(M, N, K, w_kmajor, dtype):
 
 COMPILE_ATTENTION = r"""
 import json, os, sys
-sys.path[:0] = sys.argv[1:3]
+sys.path[:0] = sys.argv[1:4]
 import torch, triton_jit, attention_gluon
 out = {}
 for d, dtype, causal in ((128, torch.bfloat16, True), (64, torch.float16, False), (256, torch.bfloat16, True)):
@@ -194,8 +195,8 @@ def test_the_hopper_attention_compiles_with_the_wrappers_arguments(tmp_path):
     env = dict(os.environ, TRITON_JIT_KEEP_IR="1", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"),
                TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="")
     result = subprocess.run([sys.executable, "-c", COMPILE_ATTENTION, os.path.join(BUILD, "python"),
-                             os.path.join(ROOT, "operators", "attention")], env=env, capture_output=True, text=True,
-                            timeout=600)
+                             os.path.join(ROOT, "operators", "attention"), os.path.join(ROOT, "operators", "common")],
+                            env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     for case, info in json.loads(result.stdout.strip().splitlines()[-1]).items():
         ptx = info["ptx"]
