@@ -136,27 +136,24 @@ TEST(ModelConfig, EveryRefusalNamesTheFileAndWhatIsWrong) {
       "model config config.json: model_type 'gpt2' is not a decoder this demo runs (llama, mistral, qwen2, qwen3)");
   EXPECT_EQ(error_of(R"({"model_type": "llama", "hidden_size": "4096"})"),
             "model config config.json: 'hidden_size' must be a positive integer, got \"4096\"");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"num_key_value_heads\": 6, " + base + "}"),
-            "model config config.json: num_attention_heads (32) must be a multiple of num_key_value_heads (6)");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"head_dim\": 96, " + base + "}"),
-            "model config config.json: head_dim 96 is not one the attention kernels take (64, 128, 256)");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"rope_theta\": -1, " + base + "}"),
-            "model config config.json: 'rope_theta' must be a positive number, got -1");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"attention_bias\": 1, " + base + "}"),
-            "model config config.json: 'attention_bias' must be true or false, got 1");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"tie_word_embeddings\": \"yes\", " + base + "}"),
-            "model config config.json: 'tie_word_embeddings' must be true or false, got \"yes\"");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"rope_scaling\": 8, " + base + "}"),
-            "model config config.json: 'rope_scaling' must be an object or null, got 8");
-  EXPECT_EQ(
-      error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, \"rope_scaling\": {\"factor\": 8}, " + base + "}"),
-      "model config config.json: 'rope_scaling' has no 'rope_type' string");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, " + base +
-                     R"(, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1}})"),
-            "model config config.json: 'rope_scaling' of type llama3 needs 'high_freq_factor'");
-  EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, " + base +
-                     R"(, "rope_scaling": {"rope_type": "linear", "factor": 0}})"),
-            "model config config.json: 'rope_scaling.factor' must be a positive number, got 0");
+  // One field wrong in an otherwise good Llama config, and what the refusal says of it.
+  const std::pair<const char*, const char*> one_field_wrong[] = {
+      {R"("num_key_value_heads": 6)", "num_attention_heads (32) must be a multiple of num_key_value_heads (6)"},
+      {R"("head_dim": 96)", "head_dim 96 is not one the attention kernels take (64, 128, 256)"},
+      {R"("rope_theta": -1)", "'rope_theta' must be a positive number, got -1"},
+      {R"("attention_bias": 1)", "'attention_bias' must be true or false, got 1"},
+      {R"("tie_word_embeddings": "yes")", "'tie_word_embeddings' must be true or false, got \"yes\""},
+      {R"("rope_scaling": 8)", "'rope_scaling' must be an object or null, got 8"},
+      {R"("rope_scaling": {"factor": 8})", "'rope_scaling' has no 'rope_type' string"},
+      {R"("rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1})",
+       "'rope_scaling' of type llama3 needs 'high_freq_factor'"},
+      {R"("rope_scaling": {"rope_type": "linear", "factor": 0})",
+       "'rope_scaling.factor' must be a positive number, got 0"},
+  };
+  for (const auto& [field, message] : one_field_wrong) {
+    EXPECT_EQ(error_of("{\"model_type\": \"llama\", \"vocab_size\": 10, " + base + ", " + field + "}"),
+              std::string("model config config.json: ") + message);
+  }
   EXPECT_EQ(error_of("[1, 2]"), "model config config.json: expected a JSON object");
   EXPECT_EQ(error_of("{\"model_type\": 3}"), "model config config.json: 'model_type' is missing or not a string");
   EXPECT_NE(error_of("{\"model_type\": ").find("model config config.json: not JSON: "), std::string::npos);
