@@ -10,6 +10,7 @@ Meant for a process of its own (the stand-in driver and the torch.cuda answers a
 `python library_calls.py <scenario>` prints "REPORT <json>"."""
 import collections
 import contextlib
+import importlib
 import json
 import os
 import sys
@@ -110,10 +111,19 @@ class Recorder:
                 configs = kernel.prune_configs(kwargs)
                 kernel.nargs = None
             return [c for config in configs
-                    for c in self._tritons(kernel.fn, args, {**kwargs, **config.all_kwargs()}, grid)]
+                    for c in self._tritons(kernel.fn, args, self._hooked(kernel, config, args, kwargs), grid)]
         if isinstance(kernel, JITFunction):
             return [kernel.run(*args, grid=grid, warmup=True, **kwargs)]
         return self._tritons(kernel.fn, args, kwargs, grid)  # a library's own KernelInterface
+
+    @staticmethod
+    def _hooked(tuner, config, args, kwargs):
+        """A config's arguments after its pre_hook has run on them, as Triton's autotuner runs it
+        before each benchmark and before the launch (it may set a descriptor's block_shape)."""
+        kwargs = {**kwargs, **config.all_kwargs()}
+        if config.pre_hook is not None:
+            config.pre_hook({**dict(zip(tuner.arg_names, args)), **kwargs})
+        return kwargs
 
     def call(self, kernel, grid, args, kwargs):
         import triton_jit
@@ -193,6 +203,7 @@ def _fla():
 
 
 def _flaggems():
+    os.environ["ARCH"] = "sm_90"  # FlagGems asks torch for the architecture only when a GPU is present
     import flag_gems  # noqa: F401
     from flag_gems import ops
     from flag_gems.runtime import torch_device_fn
@@ -205,6 +216,12 @@ def _flaggems():
     ops.rand([1000], dtype=torch.float32, device="cpu")
     ops.uniform_(torch.empty(5000), 0.0, 1.0)
     ops.dropout(x, 0.1, True)
+    # Hopper's GEMM on host TMA descriptors made with a dummy [1, 1] block: each config's pre_hook
+    # sets the descriptors' block shapes, which the kernel is specialized on (four of its configs)
+    hopper = importlib.import_module("flag_gems.runtime.backend._nvidia.hopper.ops.mm")
+    tuner = hopper.mm_kernel_general_host_tma.fn
+    tuner.configs = [c for c in tuner.configs if c.kwargs["BLOCK_K"] == 64 and c.num_stages == 3][:4]
+    hopper.mm(torch.randn(16, 2048, dtype=torch.bfloat16), torch.randn(3072, 2048, dtype=torch.bfloat16).t())
 
 
 def _fla_wide():
