@@ -4,7 +4,7 @@
 //
 //   ours: embedding, per layer rms_norm, qkv, rotary with the KV-cache write (one launch),
 //   attention (flash_attn_varlen at prefill, paged_attention at decode), o-proj, fused residual
-//   rms_norm, gate/up, silu_and_mul with down (one launch at decode); the final norm, lm_head,
+//   rms_norm, gate/up, silu_and_mul, down; the final norm, lm_head,
 //   greedy argmax and top-k sampling. The linear layers run on cuBLAS or on our GEMM as the
 //   stand-ins route them (common/stand_in_policy.h). The decode step, the next step's inputs
 //   included (advance_step), is captured once into a CUDA graph and replayed.
@@ -84,14 +84,6 @@ Tensor ours_linear(const Tensor& x, const Tensor& w, const Tensor& bias = {}, bo
   if (always_ours || ops::route_matmul(shape) == ops::Route::kOurs)
     return bias.defined() ? ops::addmm(bias, x, w.t()) : ops::mm(x, w.t());
   return bias.defined() ? at::linear(x, w, bias) : at::linear(x, w);
-}
-
-// Ours: silu_and_mul of an MLP's gate/up output and the down projection, in one launch where the
-// stand-ins route the product to our GEMM (ops::silu_and_mul_mm makes the activation as it loads it).
-Tensor ours_down(const Tensor& gate_up, const Tensor& w, bool always_ours = false) {
-  const ops::MatmulShape shape{1, gate_up.size(0), w.size(0), w.size(1), static_cast<int64_t>(gate_up.element_size())};
-  if (always_ours || ops::route_matmul(shape) == ops::Route::kOurs) return ops::silu_and_mul_mm(gate_up, w.t());
-  return at::linear(ops::silu_and_mul(gate_up), w);
 }
 
 Weights make_weights(const ModelShape& m, int64_t layers, int64_t max_position) {
@@ -188,8 +180,7 @@ Tensor run_layers(const Weights& w, PagedCache& cache, const Tensor& tokens, con
     auto [h2, x2] = ops::fused_add_rms_norm(ours_linear(a.reshape({t, q_size}), layer.w_o, {}, form.products_ours), x,
                                             layer.norm_post, m.rms_norm_eps);
     const Tensor gate_up = ours_linear(h2, layer.w_gate_up, {}, form.products_ours);
-    const Tensor down = form.fused ? ours_down(gate_up, layer.w_down, form.products_ours)
-                                   : ours_linear(ops::silu_and_mul(gate_up), layer.w_down);
+    const Tensor down = ours_linear(ops::silu_and_mul(gate_up), layer.w_down, {}, form.products_ours);
     const Tensor& next_norm = l + 1 < w.layers.size() ? w.layers[l + 1].norm_in : w.final_norm;
     std::tie(h, x) = ops::fused_add_rms_norm(down, x2, next_norm, m.rms_norm_eps);
   }
@@ -413,8 +404,8 @@ bool run_batch(const Weights& w, const Options& o, int64_t batch, int64_t prompt
     const GraphNodes launched = nodes_of_step(step), unfused = nodes_of_step(step_unfused);
     std::printf(
         "batch %ld: one decode step's graph launches %zu kernels and %zu copies or memsets (%ld layers); with the ops "
-        "the fused ones replace (rotary_embedding twice and reshape_and_cache, silu_and_mul and the down projection, "
-        "ATen's step bookkeeping) %zu kernels and %zu copies or memsets\n",
+        "the fused ones replace (rotary_embedding twice and reshape_and_cache, ATen's step bookkeeping) %zu kernels "
+        "and %zu copies or memsets\n",
         static_cast<long>(batch), launched.kernels, launched.copies, static_cast<long>(o.layers), unfused.kernels,
         unfused.copies);
     {

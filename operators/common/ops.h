@@ -105,8 +105,8 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
                  const c10::Scalar& alpha = 1);
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2);
 // mm(silu_and_mul(gate_up), mat2) for gate_up [M, 2K] (the gates, then the ups) and mat2 [K, N]: an
-// MLP's down projection fed by its gate/up projection. A decode step's few rows (16-bit, M <= 64)
-// make the activation as the product loads it, one launch instead of two, the same bits.
+// MLP's down projection fed by its gate/up projection, checked as one op; two launches (made as
+// the product loaded it, the activation measured slower than its own launch, matmul.cpp).
 at::Tensor silu_and_mul_mm(const at::Tensor& gate_up, const at::Tensor& mat2);
 
 // ---- indexing ------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ std::vector<StandInRoutes> stand_in_routes();  // every stand-in that routes
 // ---- launching ---------------------------------------------------------------------------------
 // Inside a DependentLaunches scope, on sm_90 and newer, the norms, the gated activations,
 // rotary_and_cache, paged attention, advance_step and the products of at most 64 rows (mm,
-// addmm, bmm, silu_and_mul_mm at decode) launch dependent on the kernel before them on the stream
+// addmm, bmm) launch dependent on the kernel before them on the stream
 // (programmatic dependent launch): each may start while its predecessor finishes and waits for
 // its writes before reading, the same bits either way. The scope is the calling thread's and is
 // captured into CUDA graphs like any launch. Off by default: a long grid of dependents can hold

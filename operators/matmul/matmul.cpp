@@ -142,10 +142,8 @@ int64_t split_k_slices(int64_t m, int64_t n, int64_t k, int64_t sms) {
   return std::clamp<int64_t>((sms + column_blocks / 4) / column_blocks, 1, 8);
 }
 
-// C = A @ B over `split` K-slices: float32 partial sums, then their sum in a fixed order. gated:
-// A is silu_and_mul of `a` (its first K columns the gates, the next K the ups).
-void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, int64_t block_m, int64_t split,
-                 bool gated) {
+// C = A @ B over `split` K-slices: float32 partial sums, then their sum in a fixed order.
+void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, int64_t block_m, int64_t split) {
   static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_split_kernel");
   static const TritonJITFunction& reduce = kernel("matmul_skinny.py", "split_k_reduce");
   const int64_t m = a.size(0), kk = b.size(0), n = b.size(1);
@@ -156,7 +154,7 @@ void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out
   config.grid_fn = &split_grid;
   config.grid_data = &grid;
   Slots<32> s;
-  s.add_all(a, b, partial, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), block_m, split, gated);
+  s.add_all(a, b, partial, m, n, kk, a.stride(0), a.stride(1), b.stride(0), b.stride(1), block_m, split);
   launch_after(s, k, config, out);
   constexpr int64_t kReduceBlock = 1024;
   Slots<32> r;
@@ -167,16 +165,15 @@ void run_split_k(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out
 bool is_one(const c10::Scalar& v) { return v.isIntegral(true) ? v.toLong() == 1 : v.toDouble() == 1.0; }
 
 // A decode step's rows: one launch per 65535 batches, the token tile the next power of two of M.
-// gated: A is silu_and_mul of `a` [batch, M, 2K], made as the kernel loads it.
 void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out, const at::Tensor& bias,
-                const c10::Scalar& alpha, const c10::Scalar& beta, bool gated = false) {
+                const c10::Scalar& alpha, const c10::Scalar& beta) {
   static const TritonJITFunction& k = kernel("matmul_skinny.py", "matmul_skinny_kernel");
   const int64_t batch = a.size(0), m = a.size(1), kk = b.size(1), n = b.size(2);
   const int64_t block_m = std::max<int64_t>(16, next_power_of_2(m));
   if (batch == 1 && !bias.defined() && is_one(alpha)) {
     const int64_t sms = at::cuda::getDeviceProperties(out.device().index())->multiProcessorCount;
     if (const int64_t split = split_k_slices(m, n, kk, sms); split > 1) {
-      run_split_k(a[0], b[0], out[0], block_m, split, gated);
+      run_split_k(a[0], b[0], out[0], block_m, split);
       return;
     }
   }
@@ -192,7 +189,7 @@ void run_skinny(const at::Tensor& a, const at::Tensor& b, const at::Tensor& out,
     s.add_all(out.stride(0), out.stride(1), out.stride(2));
     add_bias(s, bias);
     add_alpha_beta(s, false, alpha, beta);
-    s.add_all(offset, bias.defined(), block_m, gated);
+    s.add_all(offset, bias.defined(), block_m);
     launch_after(s, k, config, out);
   }
 }
@@ -370,17 +367,10 @@ at::Tensor silu_and_mul_mm(const at::Tensor& gate_up, const at::Tensor& mat2) {
   TORCH_CHECK(gate_up.scalar_type() == mat2.scalar_type(), op, ": gate_up and mat2 must have one dtype, got ",
               c10::toString(gate_up.scalar_type()), " and ", c10::toString(mat2.scalar_type()));
   check_dtype_supported(at::isFloatingType(gate_up.scalar_type()), op, gate_up.scalar_type());
-  at::Tensor out = at::empty_symint({gate_up.sym_size(0), mat2.sym_size(1)}, gate_up.options());
-  if (out.is_meta()) return out;
-  check_devices(op, {&gate_up, &mat2});
-  // The fused kernel where a decode step's product runs (few rows of 16-bit floats): there the
-  // activations are a sliver of what the weight costs to read, and one launch is saved.
-  const bool empty = gate_up.size(0) == 0 || mat2.size(0) == 0 || mat2.size(1) == 0;  // mm's own edge cases
-  if (sixteen_bit(gate_up.scalar_type()) && gate_up.size(0) <= kSkinnyRows && !empty && gate_up.stride(1) == 1) {
-    torch_adapter::DeviceGuard guard(out);
-    run_skinny(gate_up.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), at::Tensor(), 1, 0, /*gated=*/true);
-    return out;
-  }
+  // Two launches, also at decode: made as the product's kernel loaded its tokens, the activation
+  // (two token tiles per weight tile, staged in shared memory) halved the programs an SM held and
+  // the down projection took 78 us where the plain product takes 44 (H100, Llama-3-8B, M = 1 and
+  // 8; docs/performance.md), far more than the launch it saved.
   return ops::mm(ops::silu_and_mul(gate_up), mat2);
 }
 

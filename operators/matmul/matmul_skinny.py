@@ -7,7 +7,6 @@ spreads even a 4096-wide weight over 256 programs. The token tile is given by th
 power of two of M, at least 16), so that one tuning serves every M of that size class."""
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 
 
 # Tiles of the weight a dependent launch asks of L2 before it waits (about the pipeline's depth).
@@ -63,18 +62,6 @@ def _prefetch_rows(row_ptrs, nbytes, BLOCK_N: tl.constexpr):
             "=r,l,r", [row_ptrs, sizes], dtype=tl.int32, is_pure=False, pack=1)
 
 
-@triton.jit
-def _tokens(x_ptrs, mask, up_offset, GATED: tl.constexpr):
-    """A tile of the token operand; GATED: silu(gate) * up with up `up_offset` elements on, in
-    float32 and rounded to the operand's dtype, as silu_and_mul (fused/gated.py) stores it."""
-    if GATED:
-        gate = tl.load(x_ptrs, mask=mask, other=0.0).to(tl.float32)
-        up = tl.load(x_ptrs + up_offset, mask=mask, other=0.0).to(tl.float32)
-        return (gate / (1.0 + libdevice.exp(-gate)) * up).to(x_ptrs.dtype.element_ty)
-    else:
-        return tl.load(x_ptrs, mask=mask, other=0.0)
-
-
 @triton.autotune(configs=_configs(), key=["BLOCK_M", "N", "K"], prune_configs_by={"early_config_prune": _prune})
 @triton.heuristics({
     "EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0,
@@ -89,10 +76,9 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                          alpha, beta, batch_offset,
                          HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr,
                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
-                         GATED: tl.constexpr = False, GDC: tl.constexpr = False):
+                         GDC: tl.constexpr = False):
     """C[b] = alpha * A[b] @ B[b] + beta * bias[b]; program (column block, batch). M <= BLOCK_M.
-    GATED: A[b] is silu_and_mul of [M, 2K] (gate, then up), made as its tiles are loaded. GDC:
-    launched dependent; a K-major weight's first PREFETCH_TILES tiles are asked of L2 before the
+    GDC: launched dependent; a K-major weight's first PREFETCH_TILES tiles are asked of L2 before the
     wait for the kernel before."""
     pid_n = tl.program_id(0)
     batch = (tl.program_id(1) + batch_offset).to(tl.int64)
@@ -115,11 +101,11 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
     for k0 in range(0, tl.cdiv(K, BLOCK_K)):
         if EVEN_K:
             w = tl.load(w_ptrs)
-            x = _tokens(x_ptrs, rows_live[None, :], K * stride_ak, GATED)
+            x = tl.load(x_ptrs, mask=rows_live[None, :], other=0.0)
         else:
             k_left = K - k0 * BLOCK_K
             w = tl.load(w_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
-            x = _tokens(x_ptrs, rows_live[None, :] & (offs_k[:, None] < k_left), K * stride_ak, GATED)
+            x = tl.load(x_ptrs, mask=rows_live[None, :] & (offs_k[:, None] < k_left), other=0.0)
         acc = tl.dot(w, x, acc)
         w_ptrs += BLOCK_K * stride_bk
         x_ptrs += BLOCK_K * stride_ak
@@ -165,9 +151,9 @@ def _split_configs():
 def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                                BLOCK_M: tl.constexpr, SPLIT_K: tl.constexpr, BLOCK_N: tl.constexpr,
                                BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
-                               GATED: tl.constexpr = False, GDC: tl.constexpr = False):
+                               GDC: tl.constexpr = False):
     """partial[s] = A[:, slice s of K] @ B[slice s of K, :], float32; program (column block, s).
-    GATED, GDC: as matmul_skinny_kernel's (the prefetch from the slice's start)."""
+    GDC: as matmul_skinny_kernel's (the prefetch from the slice's start)."""
     pid_n = tl.program_id(0)
     pid_k = tl.program_id(1)
     blocks = tl.cdiv(K, BLOCK_K)
@@ -196,11 +182,11 @@ def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, st
     for block in range(first, last):
         if EVEN_K:
             w = tl.load(w_ptrs)
-            x = _tokens(x_ptrs, rows_live[None, :], K * stride_ak, GATED)
+            x = tl.load(x_ptrs, mask=rows_live[None, :], other=0.0)
         else:
             k_left = K - block * BLOCK_K
             w = tl.load(w_ptrs, mask=lanes[None, :] < k_left, other=0.0)
-            x = _tokens(x_ptrs, rows_live[None, :] & (lanes[:, None] < k_left), K * stride_ak, GATED)
+            x = tl.load(x_ptrs, mask=rows_live[None, :] & (lanes[:, None] < k_left), other=0.0)
         acc = tl.dot(w, x, acc)
         w_ptrs += BLOCK_K * stride_bk
         x_ptrs += BLOCK_K * stride_ak

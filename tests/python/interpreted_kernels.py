@@ -7,7 +7,6 @@ import importlib.util
 import itertools
 import os
 import sys
-import types
 
 import torch
 import triton
@@ -58,32 +57,6 @@ def matmuls():
         ref = 0.5 * (a.float() @ b.float()) + (2.0 * bias.float() if bias_on else 0)
         err = relative_error(c, ref)
         check(f"matmul_skinny {m}x{k}x{n} k_major={k_major} bias={bias_on}", err < 2e-3, f"error {err:.1e}")
-    # GATED: the token operand is silu_and_mul of [M, 2K], made as it is loaded; unsplit and split.
-    # The interpreter has no libdevice: tl.exp (numpy's) stands in for libdevice.exp.
-    skinny_module = module("matmul/matmul_skinny.py")
-    skinny_module.libdevice = types.SimpleNamespace(exp=lambda x: triton.language.exp(x))
-    skinny = undecorated(skinny_module.matmul_skinny_kernel)
-    split = undecorated(skinny_module.matmul_skinny_split_kernel)
-    for m, n, k, slices in ((3, 40, 96, 1), (18, 33, 200, 3)):
-        gate_up = torch.randn(m, 2 * k).half()
-        b = torch.randn(n, k).half().t()
-        gate, up = gate_up[:, :k].float(), gate_up[:, k:].float()
-        ref = (gate / (1 + torch.exp(-gate)) * up).half().float() @ b.float()
-        block_m = max(16, triton.next_power_of_2(m))
-        if slices == 1:
-            c = torch.empty(m, n, dtype=torch.float16)
-            skinny[(triton.cdiv(n, 16), 1)](gate_up, b, c, c, m, n, k, 0, gate_up.stride(0), 1, 0, b.stride(0),
-                                            b.stride(1), 0, c.stride(0), c.stride(1), 0, 0, 0, 1.0, 0.0, 0,
-                                            HAS_BIAS=False, BLOCK_M=block_m, BLOCK_N=16, BLOCK_K=32,
-                                            EVEN_K=k % 32 == 0, INDEX64=False, GATED=True)
-        else:
-            partial = torch.empty(slices, m, n)
-            split[(triton.cdiv(n, 16), slices)](gate_up, b, partial, m, n, k, gate_up.stride(0), 1, b.stride(0),
-                                                b.stride(1), BLOCK_M=block_m, SPLIT_K=slices, BLOCK_N=16,
-                                                BLOCK_K=32, EVEN_K=k % 32 == 0, INDEX64=False, GATED=True)
-            c = partial.sum(0)
-        err = relative_error(c, ref)
-        check(f"matmul_skinny gated {m}x{k}x{n} split {slices}", err < 2e-3, f"error {err:.1e}")
     for batch, m, n, k, k_major, subtile, bias_on in ((1, 100, 72, 96, True, False, True), (3, 70, 64, 64, False, True,
                                                                                              False)):
         a = torch.randn(batch, m, k).half()
