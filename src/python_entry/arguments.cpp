@@ -258,6 +258,44 @@ void add_jit_function(PyObject* value, CallSlots& out) {
   add_slot(out, triton_jit::to_slot(*arg));
 }
 
+// Any other object with data_ptr() and a torch dtype, which Triton's binder takes for a pointer
+// as it takes a tensor (FlagGems hands its pointwise kernels a StridedBuffer over a tensor's
+// storage): its address, on whatever device is current, its layout unknown. False when the
+// object has no data_ptr.
+bool add_pointer_like(const KernelObject* k, PyObject* name, PyObject* value, CallSlots& out) {
+  PyObject* method = PyObject_GetAttr(value, g_str_data_ptr);
+  if (method == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* address = PyObject_CallNoArgs(method);
+  Py_DECREF(method);
+  if (address == nullptr) throw PythonErrorSet{};
+  const unsigned long long pointer = PyLong_Check(address) ? PyLong_AsUnsignedLongLong(address) : 0;
+  const bool bad_address = !PyLong_Check(address) || PyErr_Occurred();
+  Py_DECREF(address);
+  if (bad_address) {
+    PyErr_Clear();
+    throw_type_error(k, name, "has a data_ptr() that must return an address (an int)", value);
+  }
+  PyObject* dtype = PyObject_GetAttr(value, g_str_dtype);
+  if (dtype == nullptr) PyErr_Clear();
+  const triton_jit::DType type =
+      dtype != nullptr && THPDtype_Check(dtype)
+          ? triton_jit::torch_adapter::to_dtype(reinterpret_cast<THPDtype*>(dtype)->scalar_type)
+          : triton_jit::DType::kInvalid;
+  Py_XDECREF(dtype);
+  if (type == triton_jit::DType::kInvalid)
+    throw_type_error(k, name, "has data_ptr() but no dtype that is a torch.dtype Triton takes", value);
+  ArgSlot s;
+  s.kind = ArgKind::kPointer;
+  s.value.p = reinterpret_cast<const void*>(static_cast<uintptr_t>(pointer));
+  s.device = triton_jit::kUnknownDevice;
+  s.dtype = type;
+  add_slot(out, s);
+  return true;
+}
+
 void add_tensor(PyObject* value, CallSlots& out) {
   const ArgSlot s = triton_jit::to_slot(THPVariable_Unpack(value));
   if (out.device < 0 && s.kind == ArgKind::kPointer && s.device >= 0) out.device = s.device;
@@ -373,6 +411,8 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
     Py_DECREF(item);
   } else if (is_constexpr) {
     add_expression(k, name, value, out);
+  } else if (add_pointer_like(k, name, value, out)) {
+    // a buffer of a library's own kind
   } else if (out.warmup && THPDtype_Check(value)) {
     // Triton's warmup takes a dtype for a tensor of it (MockTensor: address 0, so aligned).
     s.kind = ArgKind::kPointer;
@@ -383,7 +423,7 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
     add_slot(out, s);
   } else {
     throw_type_error(k, name,
-                     "must be a torch.Tensor, int, float, bool, None, tuple, "
+                     "must be a torch.Tensor (or an object with data_ptr() and dtype), int, float, bool, None, tuple, "
                      "triton.tools.tensor_descriptor.TensorDescriptor, @triton.jit function or tl.constexpr (a str, "
                      "a dtype or another value only for a constexpr parameter)",
                      value);

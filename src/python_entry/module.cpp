@@ -32,6 +32,8 @@ PyObject* g_str_strides = nullptr;
 PyObject* g_str_block_shape = nullptr;
 PyObject* g_str_padding = nullptr;
 PyObject* g_str_round_f32_to_tf32 = nullptr;
+PyObject* g_str_data_ptr = nullptr;
+PyObject* g_str_dtype = nullptr;
 
 namespace {
 
@@ -70,6 +72,8 @@ PyMODINIT_FUNC PyInit__launch() {
   g_str_block_shape = PyUnicode_InternFromString("block_shape");
   g_str_padding = PyUnicode_InternFromString("padding");
   g_str_round_f32_to_tf32 = PyUnicode_InternFromString("round_f32_to_tf32");
+  g_str_data_ptr = PyUnicode_InternFromString("data_ptr");
+  g_str_dtype = PyUnicode_InternFromString("dtype");
   find_tensor_descriptor_type();
   // Triton's Python runtime makes users call triton.set_allocator before a kernel that needs global
   // scratch (TMA descriptors built on the device, Gluon's warp specialization); every such user hands

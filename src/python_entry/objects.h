@@ -80,6 +80,8 @@ extern PyObject* g_str_strides;
 extern PyObject* g_str_block_shape;
 extern PyObject* g_str_padding;
 extern PyObject* g_str_round_f32_to_tf32;
+extern PyObject* g_str_data_ptr;
+extern PyObject* g_str_dtype;
 
 enum class LaunchOption : uint8_t {
   kNone,

@@ -166,3 +166,31 @@ def test_an_argument_kind_is_taken_as_triton_takes_it(label, place):
         if kind == "constexpr" and text is not None and not isinstance(v, (tuple, triton.runtime.jit.JITFunction)):
             from triton_jit_compile import evaluate_expression
             assert evaluate_expression(text, argument_kinds) == (v.value if isinstance(v, tl.constexpr) else v)
+
+
+class Buffer:
+    """A library's own view of a tensor's storage (FlagGems' StridedBuffer): data_ptr() and dtype."""
+
+    def __init__(self, tensor, offset):
+        self.tensor, self.offset, self.dtype = tensor, offset, tensor.dtype
+
+    def data_ptr(self):
+        return self.tensor.data_ptr() + self.offset * self.tensor.element_size()
+
+
+@pytest.mark.parametrize("offset", [0, 1])
+def test_an_object_with_data_ptr_and_dtype_is_a_pointer_as_triton_takes_it(offset):
+    values = (Buffer(torch.empty(64, dtype=torch.float16), offset), 1)
+    expected = ", ".join(expected_text(name, kind, attr, v) for name, (kind, attr, v) in zip(("x", "C"), tritons(values)))
+    assert ours(values) == expected
+    assert expected.startswith("x: *fp16" + (":16" if offset == 0 else ","))
+
+
+def test_an_object_with_data_ptr_but_no_dtype_is_refused_by_name():
+    class Address:
+        def data_ptr(self):
+            return 0
+    with pytest.raises(Exception):
+        tritons((Address(), 1))
+    with pytest.raises(TypeError, match="argument 'x' has data_ptr\\(\\) but no dtype"):
+        ours((Address(), 1))
