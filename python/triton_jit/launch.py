@@ -12,6 +12,7 @@ tensors' device.
 """
 import inspect
 import sys
+import types
 
 from ._launch import CompileError, DriverError, Kernel, Launcher, LaunchMeta
 
@@ -145,7 +146,30 @@ def jit(fn):
             raise TypeError(f"triton_jit.jit: {held}, not the object passed: pass the kernel (with its decorators) "
                             f"as a module-level name of its module, as calls use it")
         return load(f"{module_name}:{bound}")
+    live = _live_module(fn, function, name) if module is None and module_name != "__main__" else None
+    if live is not None:
+        return load(f"{live}:{name}")
     source = inspect.getsourcefile(function)
     if source is None:
         raise TypeError(f"triton_jit.jit: {name} has no source file (a kernel defined in an interactive session)")
     return load(source, name)
+
+
+def _live_module(fn, function, name):
+    """The name under which a kernel of a module the program made itself, outside sys.modules, is
+    compiled from that module as the program holds it, or None. A library that generates kernels
+    (FlagGems' pointwise_dynamic) writes a file, executes it as a module it keeps to itself and
+    then rebinds that module's globals (the scalar function the kernel calls, and its module's
+    names); Triton compiles the kernel with those globals, so executing the file again would not
+    do. The module is entered in sys.modules under a private name, once."""
+    scope = getattr(function, "__globals__", None)
+    if not isinstance(scope, dict) or scope.get(name) is not fn or not scope.get("__name__"):
+        return None
+    alias = "_triton_jit_live." + scope["__name__"]
+    held = sys.modules.get(alias)
+    if held is None or getattr(held, name, None) is not fn:
+        held = types.ModuleType(alias)
+        held.__dict__.update(scope)
+        held.__name__ = alias
+        sys.modules[alias] = held
+    return alias
