@@ -119,6 +119,18 @@ void parse_heuristics(const nlohmann::json& d, std::size_t index, KernelSignatur
     if (!program.is_null()) h.program = HeuristicProgram::parse(program, sig.params.size() + kOptionSlots);
     if (v.contains("untranslated") && v["untranslated"].is_string())
       h.untranslated = v["untranslated"].get<std::string>();
+    // A kernel parameter named like that option (FlagGems' attention declares `num_warps:
+    // tl.constexpr`) takes the same value: Triton passes the heuristic's result as one keyword,
+    // which binds the parameter and sets the option.
+    const bool also_param =
+        option != std::end(kOptions) &&
+        std::any_of(sig.params.begin(), sig.params.end(), [&](const ParamSpec& p) { return p.name == h.name; });
+    if (also_param) {
+      HeuristicSpec as_param = h;
+      as_param.param = param_index(sig, h.name, "a heuristic");
+      sig.decorators.heuristics.push_back(std::move(as_param));
+      ++step.count;
+    }
     sig.decorators.heuristics.push_back(std::move(h));
     ++step.count;
   }

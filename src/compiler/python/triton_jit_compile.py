@@ -201,9 +201,16 @@ def _param_kind(param):
     return "specialized"
 
 
-def _config_json(config, hook=None):
+def _config_json(config, hook=None, params=()):
+    """A Config as C++ reads it. A kernel parameter named like one of its options (FlagGems'
+    attention declares `num_warps: tl.constexpr`) takes the option's value, as Triton's autotuner
+    passes the options as keywords (Config.all_kwargs)."""
+    kwargs = dict(config.kwargs)
+    for name in AUTOTUNE_OPTIONS:
+        if name in params and getattr(config, name, None) is not None:
+            kwargs[name] = getattr(config, name)
     entry = {
-        "kwargs": {k: _tag_value(v) for k, v in config.kwargs.items()},
+        "kwargs": {k: _tag_value(v) for k, v in kwargs.items()},
         "num_warps": config.num_warps,
         "num_stages": config.num_stages,
         "num_ctas": getattr(config, "num_ctas", 1),
@@ -275,7 +282,7 @@ def _decorators_json(kernel):
             chain.append({
                 "kind": "autotune",
                 "key": [k for k in list(getattr(wrapper, "keys", None) or getattr(wrapper, "key", []))],
-                "configs": [_config_json(c, h) for c, h in zip(wrapper.configs, config_hooks)],
+                "configs": [_config_json(c, h, params) for c, h in zip(wrapper.configs, config_hooks)],
                 "reset_to_zero": list(getattr(wrapper, "reset_to_zero", []) or []),
                 "restore_value": list(getattr(wrapper, "restore_value", []) or []),
                 "prune": getattr(wrapper, "early_config_prune", None) is not None,
