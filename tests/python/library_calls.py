@@ -224,6 +224,41 @@ def _flaggems():
     hopper.mm(torch.randn(16, 2048, dtype=torch.bfloat16), torch.randn(3072, 2048, dtype=torch.bfloat16).t())
 
 
+def _flaggems_model():
+    """What a Llama-style layer runs under flag_gems.use_gems() (benchmarks/library_decode_step.py),
+    a prefill of 16 tokens and a decode step, by calling the ops use_gems routes aten to. Among
+    them: pointwise kernels FlagGems generates into modules it keeps out of sys.modules and whose
+    globals it rebinds, handed a StridedBuffer (its own view with data_ptr() and dtype) where a
+    tensor is not contiguous; flash attention whose parameters `num_warps` and `num_stages` an
+    autotuner's configs, or heuristics, set; the Hopper GEMM on TMA descriptors."""
+    os.environ["ARCH"] = "sm_90"
+    import flag_gems  # noqa: F401
+    from flag_gems import ops
+    from flag_gems.ops import flash_api
+    from flag_gems.ops.attention import flash_attention_forward
+    flash_api.CHECK_DEVICE = lambda tensor: None  # it asks for CUDA tensors
+    hopper = importlib.import_module("flag_gems.runtime.backend._nvidia.hopper.ops.mm")
+    tuner = hopper.mm_kernel_general_host_tma.fn
+    tuner.configs = [c for c in tuner.configs if c.kwargs["BLOCK_K"] == 64 and c.num_stages == 3][:2]
+    bf16, heads, kv_heads, head_dim, hidden = torch.bfloat16, 32, 8, 64, 2048
+    keys = torch.zeros(1, kv_heads, 160, head_dim, dtype=bf16)
+    for tokens, start in ((16, 0), (1, 128)):
+        x = torch.randn(1, tokens, hidden, dtype=bf16)
+        ops.rms_norm(x, [hidden], torch.randn(hidden, dtype=bf16), 1e-5)
+        for n, k in ((3072, hidden), (hidden, 8192)):
+            hopper.mm(torch.randn(tokens, k, dtype=bf16), torch.randn(n, k, dtype=bf16).t())
+        q = torch.randn(1, tokens, heads, head_dim, dtype=bf16).transpose(1, 2)
+        k = torch.randn(1, tokens, kv_heads, head_dim, dtype=bf16).transpose(1, 2)
+        cos = torch.randn(1, 1, tokens, head_dim, dtype=bf16)
+        rotated = ops.cat([ops.neg(q[..., head_dim // 2:]), q[..., :head_dim // 2]], dim=-1)
+        q = ops.add(ops.mul(q, cos), ops.mul(rotated, cos))
+        ops.copy_(keys[:, :, start:start + tokens], k)
+        context = keys[:, :, :start + tokens].transpose(1, 2)
+        flash_attention_forward(q.transpose(1, 2), context, context, None, None, tokens, start + tokens, 0.0,
+                                tokens > 1, False)
+        ops.mul(ops.silu(torch.randn(1, tokens, 8192, dtype=bf16)), torch.randn(1, tokens, 8192, dtype=bf16))
+
+
 def _fla_wide():
     """By hand (minutes): fla's chunked and recurrent ops forward, and GLA's backward (fla refuses
     the gated delta rule's backward on Hopper with this Triton, its issue 640)."""
@@ -260,7 +295,8 @@ def _fla_wide():
                    activation="swish").float().sum().backward()
 
 
-SCENARIOS = {"liger": _liger, "fla": _fla, "flaggems": _flaggems, "fla-wide": _fla_wide}
+SCENARIOS = {"liger": _liger, "fla": _fla, "flaggems": _flaggems, "flaggems-model": _flaggems_model,
+             "fla-wide": _fla_wide}
 
 
 def main(scenario):

@@ -12,7 +12,7 @@ import pytest
 from conftest import BUILD
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NEEDS = {"liger": "liger_kernel", "fla": "fla", "flaggems": "flag_gems"}
+NEEDS = {"liger": "liger_kernel", "fla": "fla", "flaggems": "flag_gems", "flaggems-model": "flag_gems"}
 
 
 def _installed(module):
