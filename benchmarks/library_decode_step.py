@@ -7,8 +7,10 @@ purpose: a step's host work is what install() changes.
   functions, called as Liger's own modules call them (the same kernels and configs both ways,
   so the outputs are bit for bit the same);
 - `--library flaggems`: the model is plain torch ops run under `flag_gems.use_gems()`, so every
-  op FlagGems has is its Triton kernel (its autotuned GEMMs may pick other configs on either
-  launch, so the outputs are compared within bf16's tolerance).
+  op FlagGems has is its Triton kernel. Its autotuned GEMMs and attention may pick other configs
+  on either launch, and a bf16 model of 16 layers carries such a rounding difference to its
+  output, so each launch's output is held to the same model on ATen: install()'s may be no
+  further from it than Triton's own launch's (1.5x, or 0.1 where Triton's is closer).
 
     python benchmarks/library_decode_step.py [--library liger|flaggems] [--layers 16 --hidden 2048
         --heads 32 --kv-heads 8 --mlp 8192] [--context 128] [--prefill 16] [--steps 32] [--rounds 7] [--json FILE]
@@ -144,6 +146,8 @@ def main():
         x_prompt = torch.randn(1, a.prefill, a.hidden, device="cuda", dtype=torch.bfloat16)
         x_steps = torch.randn(1, a.steps, a.hidden, device="cuda", dtype=torch.bfloat16)
         outs, times = {}, {"triton": ([], []), "install": ([], [])}
+        if a.library == "flaggems":
+            outs["aten"] = run(model, a, x_prompt, x_steps, contextlib.nullcontext)[0]
         for mode in ("triton", "install"):  # compile and warm both
             (triton_jit.install if mode == "install" else triton_jit.uninstall)()
             outs[mode] = run(model, a, x_prompt, x_steps, scope)[0]
@@ -154,11 +158,17 @@ def main():
                 times[mode][0].append(prefill_ms)
                 times[mode][1].append(step_ms)
         triton_jit.uninstall()
+    def distance(x, y):
+        return (x.float() - y.float()).abs().max().item()
+    difference = distance(outs["triton"], outs["install"])
     if a.library == "liger":
         equal = torch.equal(outs["triton"], outs["install"])
+        verdict = f"outputs {'equal' if equal else 'DIFFER'} (largest difference {difference:.3g})"
     else:
-        equal = torch.allclose(outs["triton"].float(), outs["install"].float(), rtol=2e-2, atol=2e-2)
-    difference = (outs["triton"].float() - outs["install"].float()).abs().max().item()
+        theirs, ours = distance(outs["triton"], outs["aten"]), distance(outs["install"], outs["aten"])
+        equal = ours <= max(1.5 * theirs, 0.1)
+        verdict = (f"outputs {'as close' if equal else 'FURTHER'} from the model on ATen: Triton's launch "
+                   f"{theirs:.3g}, install() {ours:.3g} (largest differences; between the two {difference:.3g})")
     med = {m: (statistics.median(t[0]), statistics.median(t[1])) for m, t in times.items()}
     print(f"Llama-style model, {a.layers} layers, hidden {a.hidden}, {a.heads}/{a.kv_heads} heads, MLP {a.mlp}, bf16, "
           f"eager; {'Liger' if a.library == 'liger' else 'FlagGems'}'s kernels; median of {a.rounds} alternating rounds")
@@ -168,7 +178,7 @@ def main():
           f"{med['triton'][1] / med['install'][1]:.2f}x |")
     print(f"| prefill of {a.prefill} tokens | {med['triton'][0]:.3f} | {med['install'][0]:.3f} | "
           f"{med['triton'][0] / med['install'][0]:.2f}x |")
-    print(f"outputs {'equal' if equal else 'DIFFER'} (largest difference {difference:.3g})")
+    print(verdict)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(args=vars(a), times=times, median=med, equal=equal, difference=difference), f, indent=1)
