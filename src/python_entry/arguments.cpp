@@ -361,6 +361,13 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
     s.size = static_cast<uint32_t>(size);
     add_slot(out, s);
   } else if (PyTuple_Check(value)) {
+    if (!PyTuple_CheckExact(value) && PyObject_HasAttrString(value, "_fields")) {
+      // Triton compiles a namedtuple's fields by name (p.scale in the kernel); the variant key
+      // and the compile request carry tuples by position only, so the call is left to Triton
+      // (install() gives a refused call to Triton's launch).
+      throw_type_error(k, name, "is a namedtuple, which this runtime does not take (its field names); pass a tuple",
+                       value);
+    }
     if (depth >= kMaxTupleDepth) {  // bounded before it recurses, whatever the tuple's nesting
       PyErr_Format(PyExc_ValueError, "%s: argument '%U' is a tuple nested deeper than %d levels", kernel_name(k), name,
                    kMaxTupleDepth);

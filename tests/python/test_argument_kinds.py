@@ -194,3 +194,14 @@ def test_an_object_with_data_ptr_but_no_dtype_is_refused_by_name():
         tritons((Address(), 1))
     with pytest.raises(TypeError, match="argument 'x' has data_ptr\\(\\) but no dtype"):
         ours((Address(), 1))
+
+
+def test_a_namedtuple_is_refused_by_name_where_triton_keeps_its_field_names():
+    """Triton compiles a namedtuple's fields by name; our variants carry tuples by position, so the
+    call is refused (install() then gives it to Triton's launch) rather than compiled wrong."""
+    import collections
+    pair = collections.namedtuple("Pair", ["scale", "shift"])(16, 1)
+    theirs = tritons((pair, 1))
+    assert type(theirs[0][2]).__name__ == "Pair"  # bound as given: the kernel reads p.scale
+    with pytest.raises(TypeError, match="argument 'x' is a namedtuple"):
+        ours((pair, 1))
