@@ -71,7 +71,8 @@ enum class ArgKind : uint8_t {
   kPointer,
   kString,            // value.s, size bytes; constexpr parameters only
   kUnsupported,       // value.s names what was passed (an unsupported dtype)
-  kTuple,             // a tuple of `size` elements, whose slots follow this one (nested tuples too)
+  kTuple,             // a tuple of `size` elements, whose slots follow this one (nested tuples too);
+                      // value.s, extent bytes: a namedtuple's "Name:field,field" (nullptr: a tuple)
   kTensorDescriptor,  // value.p: a TensorDescriptor, valid during the call; dtype, device: its base's
   kJitFunction,       // value.p: a JitFunctionArg (triton_jit/jit_function_arg.h), valid during the call
   kExpression,        // value.s, size bytes: a constexpr named by a Python expression (ConstexprExpression)

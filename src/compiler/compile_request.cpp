@@ -92,12 +92,19 @@ std::string path_key(std::size_t param, const uint32_t* path, uint32_t depth) {
   return key;
 }
 
+json tagged_tuple(json items, std::string_view names) {
+  json value = {{"tuple", std::move(items)}};
+  if (!names.empty()) value["namedtuple"] = std::string(names);
+  return value;
+}
+
 // A constexpr tuple's value, tagged, from its slots; string elements also get the attribute
 // entry Triton parses for every string in a specialization (see compile_request_json).
 json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, json& attrs) {
   json stack[kMaxTupleDepth + 1];
   uint32_t left[kMaxTupleDepth + 1];
   uint32_t path[kMaxTupleDepth + 1];
+  std::string_view names[kMaxTupleDepth + 1];  // a namedtuple's "Name:field,field"
   int depth = -1;
   for (std::size_t pos = 0;; ++pos) {
     const ArgSlot& e = s[pos];
@@ -109,8 +116,9 @@ json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, js
       stack[depth] = json::array();
       left[depth] = e.size;
       path[depth] = 0;
+      names[depth] = e.value.s == nullptr ? std::string_view() : std::string_view(e.value.s, e.extent);
       if (e.size > 0) continue;
-      value = json{{"tuple", std::move(stack[depth])}};
+      value = tagged_tuple(std::move(stack[depth]), names[depth]);
       --depth;
     } else {
       switch (e.kind) {
@@ -153,7 +161,7 @@ json tuple_value(const KernelSignature& sig, std::size_t i, const ArgSlot* s, js
       stack[depth].push_back(std::move(value));
       ++path[depth];
       if (--left[depth] > 0) break;
-      value = json{{"tuple", std::move(stack[depth])}};
+      value = tagged_tuple(std::move(stack[depth]), names[depth]);
       --depth;
     }
   }
@@ -173,17 +181,38 @@ std::string compile_request_json(const KernelSignature& sig, const ResolvedOptio
   for_each_param(sig, key, [&](std::size_t i, const DecodedParam& d) {
     if (d.token == kTupleToken) {
       // Nested types, and constexprs and attributes by path ("1,0"), as Triton keys them.
+      // A namedtuple's names come from its slot: the key holds their digest only. The tuples'
+      // slots and the tree's nodes are both in pre-order.
+      std::vector<const ArgSlot*> nodes;
+      const ArgSlot* slot = &args.param(sig, i);
+      for (std::size_t left = 1; left > 0; ++slot) {
+        --left;
+        if (slot->kind == ArgKind::kTuple) {
+          nodes.push_back(slot);
+          left += slot->size;
+        }
+      }
+      std::size_t next_node = 0;
       std::vector<json> open;
+      std::vector<const ArgSlot*> open_nodes;
       json done;
       walk_tuple(key, d.tree, [&](const TupleStep& step) {
         if (step.kind == TupleStep::kBegin) {
+          if (next_node >= nodes.size())
+            throw ValueError(fmt::format("{}: argument {} is not the tuple of its key", sig.name, i));
           open.push_back(json::array());
+          open_nodes.push_back(step.named ? nodes[next_node] : nullptr);
+          ++next_node;
           return;
         }
         json item;
         if (step.kind == TupleStep::kEnd) {
           item = std::move(open.back());
           open.pop_back();
+          if (const ArgSlot* named = open_nodes.back()) {
+            item = json{{"namedtuple", std::string(named->value.s, named->extent)}, {"items", std::move(item)}};
+          }
+          open_nodes.pop_back();
         } else {
           const std::string where = path_key(i, step.path, step.depth);
           const TypeToken token = entry_token(step.entry);

@@ -518,6 +518,7 @@ Digest tuple_digest(const KernelSignature& sig, std::size_t i, const ArgSlot* sl
       case ArgKind::kTuple:
         remaining += s.size;
         h.add(std::to_string(s.size));
+        if (s.value.s != nullptr) h.add(std::string_view(s.value.s, s.extent));  // a namedtuple's names
         break;
       case ArgKind::kString:
       case ArgKind::kExpression:
@@ -664,7 +665,14 @@ void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, co
       --remaining;
       room(4);
       if (e.kind == ArgKind::kTuple) {
-        key.words[cw++] = kTreeNode | e.size;
+        if (e.value.s != nullptr) {  // a namedtuple: its field names are part of what compiles
+          key.words[cw++] = kTreeNode | kTreeNamed | e.size;
+          const Digest names = digest(e.value.s, e.extent);
+          key.words[cw++] = names.high;
+          key.words[cw++] = names.low;
+        } else {
+          key.words[cw++] = kTreeNode | e.size;
+        }
         remaining += e.size;
         continue;
       }

@@ -19,9 +19,11 @@ enum ValueKind : uint8_t { kVNone = 0, kVBool, kVInt, kVUInt, kVFloat, kVString,
 
 // A tuple argument's tree in the key's tail, in pre-order: a node word per tuple (its element
 // count), a leaf word per element (its 16-bit entry), then the value word of a leaf folded into
-// a constexpr (None, 1).
+// a constexpr (None, 1). A namedtuple's node word has kTreeNamed set and is followed by the two
+// words of its field names' digest (Note [Namedtuples]).
 inline constexpr uint64_t kTreeNode = uint64_t{1} << 63;
 inline constexpr uint64_t kTreeLeaf = uint64_t{1} << 62;
+inline constexpr uint64_t kTreeNamed = uint64_t{1} << 61;
 
 // One parameter of a variant, decoded from its key.
 struct DecodedParam {
@@ -49,6 +51,7 @@ inline uint32_t skip_tree(const VariantKey& key, uint32_t cw) {
     --remaining;
     if (w & kTreeNode) {
       remaining += static_cast<uint32_t>(w);
+      if (w & kTreeNamed) cw += 2;
     } else if (entry_token(static_cast<uint16_t>(w)) == kConstexprToken) {
       cw += constexpr_words(entry_value_kind(static_cast<uint16_t>(w)));
     }
@@ -86,6 +89,7 @@ struct TupleStep {
   const uint32_t* path;  // the element's indices from the tuple down (kLeaf, kBegin of an inner node)
   uint32_t depth;
   bool leaf = false;
+  bool named = false;  // kBegin of a namedtuple
 };
 
 // Walks the tree at `tree` in order. Throws ValueError when it nests deeper than kMaxTupleDepth.
@@ -110,7 +114,10 @@ void walk_tuple(const VariantKey& key, uint32_t tree, Fn&& fn) {
     const uint64_t w = key.words[cw++];
     if (w & kTreeNode) {
       const auto count = static_cast<uint32_t>(w);
-      fn(TupleStep{TupleStep::kBegin, count, 0, 0, path, depth});
+      TupleStep begin{TupleStep::kBegin, count, 0, 0, path, depth};
+      begin.named = (w & kTreeNamed) != 0;
+      if (begin.named) cw += 2;
+      fn(begin);
       if (depth == kMaxTupleDepth) throw ValueError("triton_jit: tuple arguments nest deeper than 16");
       if (count == 0) {
         fn(TupleStep{TupleStep::kEnd, 0, 0, 0, path, depth});

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <triton_jit/torch.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -296,6 +297,50 @@ bool add_pointer_like(const KernelObject* k, PyObject* name, PyObject* value, Ca
   return true;
 }
 
+// Note [Namedtuples]
+// Triton keeps a namedtuple argument's type, and a kernel reads its fields by name (p.scale), so
+// the names are part of what compiles. Its kTuple slot carries "Name:field,field": the variant
+// key holds the text's digest and the compile request the text, from which the compile script
+// makes a namedtuple type of those names (the code depends on them, not on the type's identity).
+// The text is made once per type and the type kept alive with it, so a freed type's address can
+// never name another's fields. A tuple subclass without _fields is a tuple, as Triton takes it.
+struct NamedtupleType {
+  PyTypeObject* type;
+  std::string names;  // empty: not a namedtuple
+};
+
+const NamedtupleType& namedtuple_type(const KernelObject* k, PyObject* name, PyObject* value) {
+  static std::deque<NamedtupleType> known;  // the GIL guards it; a deque keeps each text in place
+  PyTypeObject* type = Py_TYPE(value);
+  for (const NamedtupleType& t : known) {
+    if (t.type == type) return t;
+  }
+  std::string names;
+  PyObject* fields = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "_fields");
+  if (fields == nullptr) {
+    PyErr_Clear();
+  } else {
+    PyObject* type_name = PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "__name__");
+    const char* text = type_name != nullptr && PyUnicode_Check(type_name) ? PyUnicode_AsUTF8(type_name) : nullptr;
+    bool valid = text != nullptr && std::string_view(text).find_first_of(":,") == std::string_view::npos &&
+                 PyTuple_Check(fields);
+    if (valid) names = std::string(text) + ":";
+    for (Py_ssize_t i = 0; valid && i < PyTuple_GET_SIZE(fields); ++i) {
+      PyObject* field = PyTuple_GET_ITEM(fields, i);
+      const char* field_text = PyUnicode_Check(field) ? PyUnicode_AsUTF8(field) : nullptr;
+      valid = field_text != nullptr && PyUnicode_IsIdentifier(field) == 1;
+      if (valid) names += (i > 0 ? "," : "") + std::string(field_text);
+    }
+    valid = valid && PyTuple_GET_SIZE(fields) == PyTuple_GET_SIZE(value);
+    Py_XDECREF(type_name);
+    Py_DECREF(fields);
+    PyErr_Clear();
+    if (!valid) throw_type_error(k, name, "is a namedtuple whose type's name or _fields are not identifiers", value);
+  }
+  Py_INCREF(type);
+  return known.emplace_back(NamedtupleType{type, std::move(names)});
+}
+
 void add_tensor(PyObject* value, CallSlots& out) {
   const ArgSlot s = triton_jit::to_slot(THPVariable_Unpack(value));
   if (out.device < 0 && s.kind == ArgKind::kPointer && s.device >= 0) out.device = s.device;
@@ -361,13 +406,6 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
     s.size = static_cast<uint32_t>(size);
     add_slot(out, s);
   } else if (PyTuple_Check(value)) {
-    if (!PyTuple_CheckExact(value) && PyObject_HasAttrString(value, "_fields")) {
-      // Triton compiles a namedtuple's fields by name (p.scale in the kernel); the variant key
-      // and the compile request carry tuples by position only, so the call is left to Triton
-      // (install() gives a refused call to Triton's launch).
-      throw_type_error(k, name, "is a namedtuple, which this runtime does not take (its field names); pass a tuple",
-                       value);
-    }
     if (depth >= kMaxTupleDepth) {  // bounded before it recurses, whatever the tuple's nesting
       PyErr_Format(PyExc_ValueError, "%s: argument '%U' is a tuple nested deeper than %d levels", kernel_name(k), name,
                    kMaxTupleDepth);
@@ -375,6 +413,13 @@ void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSl
     }
     s.kind = ArgKind::kTuple;
     s.size = static_cast<uint32_t>(PyTuple_GET_SIZE(value));
+    if (!PyTuple_CheckExact(value)) [[unlikely]] {
+      const NamedtupleType& type = namedtuple_type(k, name, value);
+      if (!type.names.empty()) {
+        s.value.s = type.names.data();
+        s.extent = type.names.size();
+      }
+    }
     out.nested = true;
     add_slot(out, s);
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i) {

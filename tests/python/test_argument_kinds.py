@@ -196,12 +196,63 @@ def test_an_object_with_data_ptr_but_no_dtype_is_refused_by_name():
         ours((Address(), 1))
 
 
-def test_a_namedtuple_is_refused_by_name_where_triton_keeps_its_field_names():
-    """Triton compiles a namedtuple's fields by name; our variants carry tuples by position, so the
-    call is refused (install() then gives it to Triton's launch) rather than compiled wrong."""
+def _tritons_ptx(function, values):
+    """The PTX Triton's run path compiles for a call (binder, source, compile), without a GPU."""
+    from triton.compiler import make_backend
+    from triton.runtime.jit import MockTensor, create_function_from_signature, find_paths_if, get_iterable_path
+    values = tuple(MockTensor.wrap_dtype(v) if isinstance(v, torch.dtype) else v for v in values)
+    fn = reference.triton_jit_compile.load_kernel(os.path.realpath(KERNEL_FILE), "", function, []).fn
+    target = reference.triton_jit_compile.gpu_target("cuda:90")
+    backend = make_backend(target)
+    bound, specialization, _ = create_function_from_signature(fn.signature, fn.params, backend)(*values)
+    kinds = [kind for kind, _ in specialization]
+    attr_values = [attr for _, attr in specialization]
+    constexprs = {p: get_iterable_path(list(bound.values()), p) for p in find_paths_if(kinds, lambda _, k: k == "constexpr")}
+    attrs = {p: backend.parse_attr(get_iterable_path(attr_values, p))
+             for p in find_paths_if(attr_values, lambda _, a: isinstance(a, str))}
+    source = reference.triton_jit_compile._make_source(fn, dict(zip(fn.arg_names, kinds)), constexprs, attrs)
+    return triton.compile(source, target=target).asm["ptx"]
+
+
+NAMEDTUPLE_PTX = r"""
+import collections, json, sys
+sys.path[:0] = sys.argv[1:4]
+import torch, triton_jit
+from python_entry import argument_kinds
+low = collections.namedtuple("Low", ["low"])
+cases = {"forward": collections.namedtuple("Pair", ["scale", "shift"])(3, low(5)),
+         "swapped": collections.namedtuple("Pair", ["shift", "scale"])(low(3), 5),
+         "alike": collections.namedtuple("Pair", ["scale", "shift"])(3, low(5))}
+kernel = triton_jit.jit(argument_kinds.reads_fields)
+print(json.dumps({label: kernel.warmup(torch.float32, p, 16, grid=(1,))["ir"]["ptx"] for label, p in cases.items()}))
+"""
+
+
+def test_a_namedtuple_compiles_to_the_code_triton_compiles_from_its_field_names(tmp_path):
+    """Triton keeps a namedtuple's type and the kernel reads p.scale: namedtuples alike by position
+    but with their fields named the other way round are two variants, each the PTX Triton compiles
+    for it; another type of the same names is the same code (Note [Namedtuples] in
+    src/python_entry/arguments.cpp)."""
     import collections
-    pair = collections.namedtuple("Pair", ["scale", "shift"])(16, 1)
-    kind, _, _ = tritons((pair, 1))[0]
-    assert type(kind).__name__ == "Pair" and kind._fields == ("scale", "shift"), kind  # what it compiles by
-    with pytest.raises(TypeError, match="argument 'x' is a namedtuple"):
-        ours((pair, 1))
+    import json
+    import subprocess
+    env = dict(os.environ, TRITON_JIT_KEEP_IR="1", TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"),
+               TRITON_JIT_TARGET="cuda:90", CUDA_VISIBLE_DEVICES="")
+    result = subprocess.run([sys.executable, "-c", NAMEDTUPLE_PTX, os.path.dirname(__file__),
+                             os.path.join(BUILD, "python"), KERNELS], env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    ours = json.loads(result.stdout.strip().splitlines()[-1])
+    low = collections.namedtuple("Low", ["low"])
+    assert ours["forward"] == _tritons_ptx("reads_fields", (torch.float32, collections.namedtuple(
+        "Pair", ["scale", "shift"])(3, low(5)), 16))
+    assert ours["swapped"] == _tritons_ptx("reads_fields", (torch.float32, collections.namedtuple(
+        "Pair", ["shift", "scale"])(low(3), 5), 16))
+    assert ours["forward"] != ours["swapped"] and ours["forward"] == ours["alike"]
+
+
+def test_a_namedtuple_whose_fields_are_not_names_is_refused_by_name():
+    class Odd(tuple):
+        _fields = ("a b",)
+    with pytest.raises(TypeError, match="argument 'p' is a namedtuple whose type's name or _fields"):
+        triton_jit.jit(argument_kinds.reads_fields).warmup(torch.float32, Odd((1,)), 16, grid=(1,))

@@ -29,7 +29,9 @@ integers stay exact. A value only Python holds (a dtype, a Gluon layout, a class
 expression that makes it ({"expr": "tl.float16"}), evaluated here (constexpr_expression()).
 """
 
+import collections
 import dataclasses
+import functools
 import inspect
 import json
 import os
@@ -130,6 +132,8 @@ def evaluate_expression(text, module):
 
 
 def _untag_value(tagged, module=None):
+    if "namedtuple" in tagged:
+        return _namedtuple(tagged["namedtuple"])(*(_untag_value(v, module) for v in tagged["tuple"]))
     (kind, value), = tagged.items()
     if kind == "expr":
         return evaluate_expression(value, module)
@@ -154,8 +158,19 @@ def _passed_function_sources(constexprs):
     return sources
 
 
+@functools.lru_cache(maxsize=None)
+def _namedtuple(names):
+    """A namedtuple type from the request's "Name:field,field": Triton reads a namedtuple
+    argument's fields by name from its type (p.scale in a kernel)."""
+    name, _, fields = names.partition(":")
+    return collections.namedtuple(name, fields.split(",") if fields else [])
+
+
 def _tuplify(value):
-    """JSON lists of a nested signature back into Triton's tuples."""
+    """JSON lists of a nested signature back into Triton's tuples (a namedtuple is
+    {"namedtuple": "Name:field,field", "items": [...]})."""
+    if isinstance(value, dict) and "namedtuple" in value:
+        return _namedtuple(value["namedtuple"])(*(_tuplify(v) for v in value["items"]))
     return tuple(_tuplify(v) for v in value) if isinstance(value, list) else value
 
 
@@ -180,7 +195,10 @@ def _in_tritons_names(fn, signature):
     renamed = {"u1": "i1", "*u1": "*i1", "*ku1": "*ki1"}
 
     def rename(t):
-        return tuple(rename(v) for v in t) if isinstance(t, tuple) else renamed.get(t, t)
+        if not isinstance(t, tuple):
+            return renamed.get(t, t)
+        items = [rename(v) for v in t]
+        return type(t)(*items) if hasattr(t, "_fields") else tuple(items)
 
     annotated = {p.name for p in fn.params if getattr(p, "annotation_type", "")}
     return {name: t if name in annotated else rename(t) for name, t in signature.items()}

@@ -13,3 +13,11 @@ def takes(x, C: tl.constexpr):
 @triton.jit
 def helper(v):
     return v
+
+
+@triton.jit
+def reads_fields(out, p, N: tl.constexpr):
+    """Reads a namedtuple's fields by name: what compiles depends on the names, not only the
+    positions."""
+    offsets = tl.arange(0, N)
+    tl.store(out + offsets, p.scale * offsets + p.shift.low)
