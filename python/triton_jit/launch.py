@@ -128,15 +128,17 @@ def _bound_name(module, fn, name):
 
 def jit(fn):
     """The runtime's launcher of a @triton.jit function object (or one wrapped in @triton.autotune
-    and @triton.heuristics). The function must be a module-level name of its module, which the
-    runtime reads as Triton would; a kernel of the __main__ script is read from the script's file
-    (keep the script's work under `if __name__ == "__main__":`)."""
+    and @triton.heuristics). A module-level kernel is read from its module as Triton would; one of
+    the __main__ script from the script's file (keep the script's work under
+    `if __name__ == "__main__":`); one defined inside a function from the object, with its closure."""
     if isinstance(fn, Kernel):
         return fn
     function = _function_of(fn)
     name = function.__name__
     module_name = getattr(function, "__module__", None)
     module = sys.modules.get(module_name) if module_name else None
+    if "<locals>" in function.__qualname__:
+        return load(f"{_nested_module(fn, function, name)}:{name}")
     if module is not None and module_name != "__main__":
         bound = _bound_name(module, fn, name)
         if bound is None:
@@ -153,6 +155,64 @@ def jit(fn):
     if source is None:
         raise TypeError(f"triton_jit.jit: {name} has no source file (a kernel defined in an interactive session)")
     return load(source, name)
+
+
+_NESTED = {}  # id(kernel object) -> (the object, its module's name)
+
+
+def _nested_module(fn, function, name):
+    """The name of the module a kernel defined inside a function is compiled from: one made for
+    that kernel object, holding its module's globals and binding `name` to the object. Triton
+    compiles such a kernel with its closure (the enclosing function's values it reads); the
+    compile script reads them from the object, and they are part of what the persistent cache
+    keys it by (the kernel's dependencies record the closure's values), so two kernels made by
+    one function with other values are two kernels. Each object is kept, as Triton keeps each
+    object's compiled variants."""
+    held = _NESTED.get(id(fn))
+    if held is not None and held[0] is fn:
+        return held[1]
+    scope = getattr(function, "__globals__", None) or {}
+    where = str(scope.get("__name__") or "__main__").replace(".", "_")
+    qualname = function.__qualname__.replace(".<locals>", "").replace(".", "_")
+    # Named by what the closure holds, so that a later process making the same kernel finds it
+    # in the persistent cache; another object of the same name in this process gets a suffix.
+    base = f"_triton_jit_nested.{where}.{qualname}_{_closure_digest(function)}"
+    alias, n = base, 1
+    while alias in sys.modules:
+        n += 1
+        alias = f"{base}_{n}"
+    module = types.ModuleType(alias)
+    module.__dict__.update(scope)
+    module.__name__ = alias
+    setattr(module, name, fn)
+    sys.modules[alias] = module
+    _NESTED[id(fn)] = (fn, alias)
+    return alias
+
+
+def _closure_digest(function):
+    """A short digest of the values a function's closure holds, the same in every process for the
+    same values (what the persistent cache records of them is the compile script's business)."""
+    import hashlib
+
+    def text(value):
+        inner = getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
+        if inner is None or isinstance(inner, (bool, int, float, str)):
+            return repr(inner)
+        target = getattr(inner, "fn", inner)
+        if hasattr(target, "__qualname__"):
+            return f"{type(inner).__qualname__}:{getattr(target, '__module__', '')}.{target.__qualname__}"
+        shown = repr(inner)
+        return shown if " at 0x" not in shown else type(inner).__qualname__
+
+    cells = zip(function.__code__.co_freevars, function.__closure__ or ())
+    parts = []
+    for name, cell in cells:
+        try:
+            parts.append(f"{name}={text(cell.cell_contents)}")
+        except ValueError:  # a cell not yet filled
+            parts.append(f"{name}=<empty>")
+    return hashlib.sha256(";".join(parts).encode()).hexdigest()[:12]
 
 
 def _live_module(fn, function, name):

@@ -8,7 +8,7 @@ Inductor's own launches, which never go through `kernel[grid]`, are untouched. A
 by `triton_jit.jit(kernel)`: the runtime's specialisation, variants, cache, autotuning and
 heuristics. What it cannot serve identically goes to Triton's own launch:
 
-- a kernel `jit()` refuses (not a module-level name of its module, a closure, a decorator the
+- a kernel `jit()` refuses (a module-level name bound to another object, a decorator the
   runtime cannot translate, a kernel the runtime cannot compile): that kernel, from then on,
   logged once at INFO on the "triton_jit" logger with the reason;
 - a call whose arguments the runtime refuses: that call (Triton then raises its own error, or

@@ -73,14 +73,31 @@ def test_decorated_kernels_are_served_whole(installed):
     assert isinstance(kernels.scaled_copy[(1,)], triton_jit.Launcher)
 
 
-def test_a_kernel_the_runtime_refuses_keeps_tritons_launch_and_says_why_once(installed, caplog):
+def test_a_kernel_made_inside_a_function_is_served(installed):
     local = make_closure_kernel()
+    assert isinstance(local[(1,)], triton_jit.Launcher)
+    assert installing.served(local) is triton_jit.jit(local)
+
+
+def test_a_kernel_the_runtime_refuses_keeps_tritons_launch_and_says_why_once(installed, caplog):
+    from triton.runtime.jit import KernelInterface
+
+    class Passthrough(KernelInterface):
+        """A library's own wrapper, which the runtime does not know."""
+
+        def __init__(self, fn):
+            self.fn = fn
+
+        def run(self, *args, **kwargs):
+            return self.fn.run(*args, **kwargs)
+
+    local = Passthrough(make_closure_kernel())
     with caplog.at_level(logging.INFO, logger="triton_jit"):
         first = local[(1,)]
         second = local[(2,)]
     assert not isinstance(first, triton_jit.Launcher) and not isinstance(second, triton_jit.Launcher)
     said = [r.getMessage() for r in caplog.records if "local_add" in r.getMessage()]
-    assert len(said) == 1 and "keeps Triton's launch" in said[0], said
+    assert len(said) == 1 and "keeps Triton's launch" in said[0] and "Passthrough" in said[0], said
 
 
 def test_a_set_launch_hook_keeps_tritons_launch_for_as_long_as_it_is_set(installed):

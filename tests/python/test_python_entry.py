@@ -156,13 +156,54 @@ def test_bad_kernels_raise_python_exceptions():
         triton_jit.jit(print)
 
 
-def test_a_kernel_not_bound_at_module_level_is_refused_by_name():
-    @triton.jit
-    def local_kernel(x_ptr):
-        pass
+CLOSURE_KERNELS = r"""
+import json, sys
+sys.path[:0] = [sys.argv[1]]
+import torch, triton, triton.language as tl, triton_jit
 
-    with pytest.raises(TypeError, match="local_kernel is not defined there.*not the object passed"):
-        triton_jit.jit(local_kernel)
+
+def make(factor):
+    @triton.jit
+    def scaled(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)
+    FACTOR = tl.constexpr(factor)
+    return scaled
+
+
+x = torch.empty(1024)
+out = {}
+for factor in sys.argv[2:]:
+    k = triton_jit.jit(make(float(factor)))
+    info = k.warmup(x, x, 1024, BLOCK=256)
+    out[factor] = {"ptx": info["ir"]["ptx"], "compiles": k.stats()["compiles"]}
+print(json.dumps(out))
+"""
+
+
+def test_kernels_made_inside_a_function_compile_with_their_closure(tmp_path):
+    """Triton compiles a kernel defined in a function with the values it reads from the function
+    (here a constexpr factor): each object compiles with its own, and the persistent cache gives a
+    later process the code of the factor it asks for, whatever order it makes them in."""
+    import json
+    env = dict(os.environ, TRITON_JIT_CACHE_DIR=str(tmp_path / "cache"), TRITON_JIT_TARGET="cuda:90",
+               CUDA_VISIBLE_DEVICES="", TRITON_JIT_KEEP_IR="1")
+
+    script = tmp_path / "closures.py"  # Triton reads a kernel's source from its file
+    script.write_text(CLOSURE_KERNELS)
+
+    def run(*factors):
+        result = subprocess.run([sys.executable, str(script), os.path.join(BUILD, "python"), *factors],
+                                env=env, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr[-4000:]
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    first = run("3.0", "5.0")
+    assert "0f40400000" in first["3.0"]["ptx"] and "0f40A00000" in first["5.0"]["ptx"]  # 3.0f, 5.0f
+    assert first["3.0"]["compiles"] == first["5.0"]["compiles"] == 1
+    later = run("5.0", "3.0")  # the other order: other kernel objects, the cache's entries
+    assert later["5.0"]["ptx"] == first["5.0"]["ptx"] and later["3.0"]["ptx"] == first["3.0"]["ptx"]
+    assert later["5.0"]["compiles"] == later["3.0"]["compiles"] == 0
 
 
 # ---- globals changed at run time (Note [Globals changed at run time]) ---------------------------
