@@ -5,12 +5,19 @@ and walks K once, computing C^T = B^T A^T so that the wide side of the tile is t
 token side (BLOCK_M, padded to the 16 rows a tensor-core dot needs) is narrow. Small BLOCK_N
 spreads even a 4096-wide weight over 256 programs. The token tile is given by the caller (the next
 power of two of M, at least 16), so that one tuning serves every M of that size class."""
+import os
+
 import triton
 import triton.language as tl
 
 
 # Tiles of the weight a dependent launch asks of L2 before it waits (about the pipeline's depth).
-PREFETCH_TILES: tl.constexpr = tl.constexpr(4)
+PREFETCH_TILES: tl.constexpr = tl.constexpr(int(os.environ.get("TRITON_JIT_OPS_PREFETCH_TILES", "4")))
+# Where a dependent product lets the kernel after it launch: at its start, once its predecessor's
+# writes are seen ("start"), or after its main loop ("loop"), so that the next kernel's blocks do
+# not wait on SMs whose slots the product's own blocks could use. Both are measured by
+# `triton_jit_llama` (scripts/gpu_check.sh decoder).
+DEPENDENTS_AFTER_LOOP: tl.constexpr = tl.constexpr(os.environ.get("TRITON_JIT_OPS_DEPENDENTS_AT", "start") == "loop")
 
 
 def _configs():
@@ -40,12 +47,23 @@ def _prune(configs, named_args, **kwargs):
 
 
 @triton.jit
-def _after_predecessor(GDC: tl.constexpr):
+def _after_predecessor(GDC: tl.constexpr, LOOP_FOLLOWS: tl.constexpr = False):
     """Launched dependent on the kernel before it (common/dependent_launch.h): its writes first,
-    then the next kernel may start launching."""
+    then the next kernel may start launching (after the main loop instead, where one follows and
+    DEPENDENTS_AFTER_LOOP says so: _after_main_loop)."""
     if GDC:
-        tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
-                                  dtype=tl.int32, is_pure=False, pack=1)
+        if LOOP_FOLLOWS and DEPENDENTS_AFTER_LOOP:
+            tl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+        else:
+            tl.inline_asm_elementwise("griddepcontrol.wait; griddepcontrol.launch_dependents; // $0", "=r", [],
+                                      dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def _after_main_loop(GDC: tl.constexpr):
+    if GDC and DEPENDENTS_AFTER_LOOP:
+        tl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=tl.int32, is_pure=False,
+                                  pack=1)
 
 
 @triton.jit
@@ -90,11 +108,11 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         offs_n = offs_n.to(tl.int64)
         offs_m = offs_m.to(tl.int64)
     rows_live = offs_m < M
-    if GDC and stride_bk == 1:
+    if GDC and stride_bk == 1 and PREFETCH_TILES > 0:
         element: tl.constexpr = b_ptr.dtype.element_ty.primitive_bitwidth // 8
         _prefetch_rows(b_ptr + batch * stride_bb + offs_n * stride_bn, tl.minimum(K, PREFETCH_TILES * BLOCK_K) * element,
                        BLOCK_N)
-    _after_predecessor(GDC)
+    _after_predecessor(GDC, True)
     w_ptrs = b_ptr + batch * stride_bb + offs_n[:, None] * stride_bn + offs_k[None, :] * stride_bk
     x_ptrs = a_ptr + batch * stride_ab + offs_m[None, :] * stride_am + offs_k[:, None] * stride_ak
     acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
@@ -109,6 +127,7 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
         acc = tl.dot(w, x, acc)
         w_ptrs += BLOCK_K * stride_bk
         x_ptrs += BLOCK_K * stride_ak
+    _after_main_loop(GDC)
     acc = acc * alpha
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     if INDEX64:
@@ -170,12 +189,12 @@ def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, st
     start = first * BLOCK_K
     if INDEX64:
         start = start.to(tl.int64)
-    if GDC and stride_bk == 1:
+    if GDC and stride_bk == 1 and PREFETCH_TILES > 0:
         element: tl.constexpr = b_ptr.dtype.element_ty.primitive_bitwidth // 8
         slice_length = tl.minimum(K - start, (last - first) * BLOCK_K)
         _prefetch_rows(b_ptr + offs_n * stride_bn + start, tl.minimum(slice_length, PREFETCH_TILES * BLOCK_K) * element,
                        BLOCK_N)
-    _after_predecessor(GDC)
+    _after_predecessor(GDC, True)
     w_ptrs = b_ptr + offs_n[:, None] * stride_bn + (start + lanes[None, :]) * stride_bk
     x_ptrs = a_ptr + offs_m[None, :] * stride_am + (start + lanes[:, None]) * stride_ak
     acc = tl.zeros([BLOCK_N, BLOCK_M], dtype=tl.float32)
@@ -190,6 +209,7 @@ def matmul_skinny_split_kernel(a_ptr, b_ptr, partial_ptr, M, N, K, stride_am, st
         acc = tl.dot(w, x, acc)
         w_ptrs += BLOCK_K * stride_bk
         x_ptrs += BLOCK_K * stride_ak
+    _after_main_loop(GDC)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     if INDEX64:
         offs_n = offs_n.to(tl.int64)

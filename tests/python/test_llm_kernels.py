@@ -5,6 +5,7 @@ wgmma, the decode-step matmul's pipelined loads), and Triton's interpreter runs 
 benchmarks/ops/sweep_kernels.py and bench_llm.py."""
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -84,6 +85,28 @@ def test_a_dependent_launch_waits_for_its_predecessor_first_on_sm90(gdc):
     if gdc:  # the product asks L2 for its weight's first tiles before it waits
         ptx = skinny.asm["ptx"]
         assert ptx.index("cp.async.bulk.prefetch.L2.global") < ptx.index("griddepcontrol.wait")
+
+
+@pytest.mark.parametrize("at, prefetch", [("loop", "4"), ("start", "0")])
+def test_where_a_dependent_product_signals_and_what_it_prefetches_follow_the_environment(monkeypatch, at, prefetch):
+    """TRITON_JIT_OPS_DEPENDENTS_AT=loop: the product lets the next kernel launch after its main
+    loop, not at its start; TRITON_JIT_OPS_PREFETCH_TILES=0: it asks L2 for nothing before it waits
+    (the variants the decoder times against the defaults)."""
+    monkeypatch.setenv("TRITON_JIT_OPS_DEPENDENTS_AT", at)
+    monkeypatch.setenv("TRITON_JIT_OPS_PREFETCH_TILES", prefetch)
+    skinny = compile_sm90(load("matmul/matmul_skinny.py", "matmul_skinny_split_kernel"),
+                          {"a_ptr": "*bf16", "b_ptr": "*bf16", "partial_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+                           "stride_am": "i32", "stride_bn": "i32"},
+                          {"stride_ak": 1, "stride_bk": 1, "BLOCK_M": 32, "SPLIT_K": 2, "BLOCK_N": 64, "BLOCK_K": 128,
+                           "EVEN_K": True, "INDEX64": False, "GDC": True}, 4, 4)
+    ptx = skinny.asm["ptx"]
+    wait, signal = ptx.index("griddepcontrol.wait"), ptx.index("griddepcontrol.launch_dependents")
+    products = [m.start() for m in re.finditer(r"wgmma\.mma_async|mma\.sync", ptx)]
+    if at == "loop":
+        assert signal > products[-1] and signal > wait  # after the loop's last product
+    else:
+        assert wait < signal < products[0]
+    assert ("cp.async.bulk.prefetch.L2.global" in ptx) == (prefetch != "0")
 
 
 @pytest.mark.parametrize("k_major, subtile", [(True, True), (False, False)])
