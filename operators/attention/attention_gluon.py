@@ -88,11 +88,27 @@ def store_layout(head_dim, num_warps):
 
 
 @gluon.jit
+def _tile(CAUSAL: gl.constexpr):
+    """This program's (query block, query head, sequence). Causal, the grid's first two axes are
+    walked heads fastest and the last query blocks first: a causal block's work grows with its
+    index, so the longest start first and the short ones fill the tail of the last wave (0.79x the
+    time at 1k tokens, 0.89x at 2k, 0.94x at 4k on an H100). Not causal, every block's work is
+    the same and the grid's own order was 1-3 % faster."""
+    if CAUSAL:
+        blocks = gl.num_programs(0)
+        heads = gl.num_programs(1)
+        linear = gl.program_id(1) * blocks + gl.program_id(0)
+        return blocks - 1 - linear // heads, linear % heads, gl.program_id(2)
+    else:
+        return gl.program_id(0), gl.program_id(1), gl.program_id(2)
+
+
+@gluon.jit
 def _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
     """This program's sequence: its first query and key rows, lengths, the number of key blocks
     it visits, and how many of those (the first) need no mask."""
-    seq = gl.program_id(2)
-    m0 = gl.program_id(0) * BLOCK_M
+    block, _, seq = _tile(CAUSAL)
+    m0 = block * BLOCK_M
     q_row0 = gl.load(cu_q_ptr + seq)
     q_len = gl.load(cu_q_ptr + seq + 1) - q_row0
     k_row0 = gl.load(cu_k_ptr + seq)
@@ -118,7 +134,7 @@ def _load_partition(q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_k
     block the consumers visit, in order, into the ring."""
     dtype: gl.constexpr = q_ptr.dtype.element_ty
     heads = gl.num_programs(1)
-    head = gl.program_id(1)
+    block, head, _ = _tile(CAUSAL)
     kv_col = (head // GROUP) * HEAD_DIM
     q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M, BLOCK_N, CAUSAL)
     # The warp that issues a TMA makes its tensor map: one written by other warps would need
@@ -130,7 +146,7 @@ def _load_partition(q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_k
                                         [BLOCK_N, HEAD_DIM], nvmma_layout([BLOCK_N, HEAD_DIM], dtype))
     v_desc = tma.make_tensor_descriptor(v_ptr, [total_k, (heads // GROUP) * HEAD_DIM], [stride_vt, 1],
                                         [BLOCK_N, HEAD_DIM], nvmma_layout([BLOCK_N, HEAD_DIM], dtype))
-    q_row = q_row0 + gl.program_id(0) * BLOCK_M
+    q_row = q_row0 + block * BLOCK_M
     if SPLIT_Q:
         mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_lo)
@@ -190,7 +206,8 @@ def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_
     o_rows: gl.constexpr = gl.SliceLayout(1, o_layout)
 
     q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M, BLOCK_N, CAUSAL)
-    m0 = gl.program_id(0) * BLOCK_M + HALF * ROWS
+    block, head, _ = _tile(CAUSAL)
+    m0 = block * BLOCK_M + HALF * ROWS
     offs_m = m0 + gl.arange(0, ROWS, layout=s_rows)
     m_i = gl.full([ROWS], float("-inf"), gl.float32, layout=s_rows)
     l_i = gl.zeros([ROWS], gl.float32, layout=s_rows)
@@ -240,7 +257,6 @@ def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_
     rows = m0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, out_layout))
     cols = gl.arange(0, HEAD_DIM, layout=gl.SliceLayout(0, out_layout))
     offsets = gl.expand_dims((q_row0 + rows).to(gl.int64) * stride_ot, 1) + gl.expand_dims(cols, 0)
-    head = gl.program_id(1)
     gl.store(o_ptr + head * stride_oh + offsets, o, mask=gl.expand_dims(rows < q_len, 1))
 
 
@@ -273,11 +289,11 @@ def _ring(dtype: gl.constexpr, Q_ROWS: gl.constexpr, HEAD_DIM: gl.constexpr, BLO
 
 
 @gluon.jit
-def _no_queries(cu_q_ptr, BLOCK_M: gl.constexpr):
+def _no_queries(cu_q_ptr, BLOCK_M: gl.constexpr, CAUSAL: gl.constexpr):
     """Whether this program's query block starts past its sequence's end (grids cover the longest)."""
-    seq = gl.program_id(2)
+    block, _, seq = _tile(CAUSAL)
     q_start = gl.load(cu_q_ptr + seq)
-    return gl.program_id(0) * BLOCK_M >= gl.load(cu_q_ptr + seq + 1) - q_start
+    return block * BLOCK_M >= gl.load(cu_q_ptr + seq + 1) - q_start
 
 
 @gluon.jit
@@ -291,7 +307,7 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_l
     layout has them; stride_qh, stride_kh and stride_vh are not read), their last dimension
     contiguous, token strides multiples of 16 bytes; o's strides are free (last dim contiguous)."""
     gl.static_assert(BLOCK_M == 16 * gl.num_warps(), "each consumer warp owns 16 query rows")
-    if _no_queries(cu_q_ptr, BLOCK_M):
+    if _no_queries(cu_q_ptr, BLOCK_M, CAUSAL):
         return
     q_smem, q_same, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty = _ring(q_ptr.dtype.element_ty, BLOCK_M, HEAD_DIM,
                                                                            BLOCK_N, NUM_STAGES, 1)
@@ -315,7 +331,7 @@ def attention_fwd_pingpong_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr
     warpgroup, so one can run its softmax while the other's products are on the tensor cores.
     Same arguments and grid as attention_fwd_kernel."""
     gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
-    if _no_queries(cu_q_ptr, BLOCK_M):
+    if _no_queries(cu_q_ptr, BLOCK_M, CAUSAL):
         return
     q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty = _ring(q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM,
                                                                        BLOCK_N, NUM_STAGES, 2)

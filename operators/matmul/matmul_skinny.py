@@ -11,8 +11,11 @@ import triton
 import triton.language as tl
 
 
-# Tiles of the weight a dependent launch asks of L2 before it waits (about the pipeline's depth).
-PREFETCH_TILES: tl.constexpr = tl.constexpr(int(os.environ.get("TRITON_JIT_OPS_PREFETCH_TILES", "4")))
+# Tiles of the weight a dependent launch asks of L2 before it waits. None by default: on an H100
+# the prefetch of 4 tiles made the batch-1 decode step with dependent launches 1.019x the serial
+# step's time, and 0.997x without it (the step with every product ours 1.075 against 1.043 ms);
+# at batch 32 it made no difference (measurements/gpu-logs/h100-2026-12-05-afternoon/).
+PREFETCH_TILES: tl.constexpr = tl.constexpr(int(os.environ.get("TRITON_JIT_OPS_PREFETCH_TILES", "0")))
 # Where a dependent product lets the kernel after it launch: at its start, once its predecessor's
 # writes are seen ("start"), or after its main loop ("loop"), so that the next kernel's blocks do
 # not wait on SMs whose slots the product's own blocks could use. Both are measured by
@@ -96,8 +99,8 @@ def matmul_skinny_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, INDEX64: tl.constexpr,
                          GDC: tl.constexpr = False):
     """C[b] = alpha * A[b] @ B[b] + beta * bias[b]; program (column block, batch). M <= BLOCK_M.
-    GDC: launched dependent; a K-major weight's first PREFETCH_TILES tiles are asked of L2 before the
-    wait for the kernel before."""
+    GDC: launched dependent; a K-major weight's first PREFETCH_TILES tiles (none by default) are
+    asked of L2 before the wait for the kernel before."""
     pid_n = tl.program_id(0)
     batch = (tl.program_id(1) + batch_offset).to(tl.int64)
     # columns past the edge wrap around (their results are not stored): loads stay unmasked along N

@@ -82,16 +82,15 @@ def test_a_dependent_launch_waits_for_its_predecessor_first_on_sm90(gdc):
         wait = ptx.index("griddepcontrol.wait")
         first_load = min(ptx.index(load) for load in ("ld.global", "cp.async.ca", "cp.async.cg") if load in ptx)
         assert wait < first_load and "griddepcontrol.launch_dependents" in ptx
-    if gdc:  # the product asks L2 for its weight's first tiles before it waits
-        ptx = skinny.asm["ptx"]
-        assert ptx.index("cp.async.bulk.prefetch.L2.global") < ptx.index("griddepcontrol.wait")
+    if gdc:  # no L2 prefetch of the weight unless TRITON_JIT_OPS_PREFETCH_TILES asks for one
+        assert "cp.async.bulk.prefetch.L2.global" not in skinny.asm["ptx"]
 
 
-@pytest.mark.parametrize("at, prefetch", [("loop", "4"), ("start", "0")])
+@pytest.mark.parametrize("at, prefetch", [("loop", "0"), ("start", "4")])
 def test_where_a_dependent_product_signals_and_what_it_prefetches_follow_the_environment(monkeypatch, at, prefetch):
     """TRITON_JIT_OPS_DEPENDENTS_AT=loop: the product lets the next kernel launch after its main
-    loop, not at its start; TRITON_JIT_OPS_PREFETCH_TILES=0: it asks L2 for nothing before it waits
-    (the variants the decoder times against the defaults)."""
+    loop, not at its start; TRITON_JIT_OPS_PREFETCH_TILES=4: it asks L2 for its weight's first
+    tiles before it waits (the variants the decoder times against the defaults)."""
     monkeypatch.setenv("TRITON_JIT_OPS_DEPENDENTS_AT", at)
     monkeypatch.setenv("TRITON_JIT_OPS_PREFETCH_TILES", prefetch)
     skinny = compile_sm90(load("matmul/matmul_skinny.py", "matmul_skinny_split_kernel"),
@@ -106,7 +105,10 @@ def test_where_a_dependent_product_signals_and_what_it_prefetches_follow_the_env
         assert signal > products[-1] and signal > wait  # after the loop's last product
     else:
         assert wait < signal < products[0]
-    assert ("cp.async.bulk.prefetch.L2.global" in ptx) == (prefetch != "0")
+    if prefetch == "0":
+        assert "cp.async.bulk.prefetch.L2.global" not in ptx
+    else:  # asked of L2 before the wait
+        assert ptx.index("cp.async.bulk.prefetch.L2.global") < wait
 
 
 @pytest.mark.parametrize("k_major, subtile", [(True, True), (False, False)])
