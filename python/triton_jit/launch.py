@@ -158,6 +158,46 @@ def jit(fn):
 
 
 _NESTED = {}  # id(kernel object) -> (the object, its module's name)
+_NESTED_BY_DEFINITION = {}  # (id(code), id(globals)) -> [(plain @triton.jit object, its module's name)]
+
+
+def _alike(a, b):
+    """Two values a closure or a default holds that compile alike: one object, or equal plain
+    values (floats by their bits: -0.0 is not 0.0 to a kernel)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a).__name__ == "constexpr":
+        return _alike(getattr(a, "value", a), getattr(b, "value", b))
+    if isinstance(a, float):
+        return a.hex() == b.hex()
+    return isinstance(a, (bool, int, str)) and a == b
+
+
+def _same_definition(a, b):
+    """Two plain @triton.jit objects made by one `def` run again (a kernel defined in a function
+    called more than once) that compile alike: the same code and globals, closures and defaults
+    holding alike values, the same jit options. Decorated kernels are never taken as alike (their
+    configs are new objects each time)."""
+    from triton.runtime.jit import JITFunction
+    if type(a) is not JITFunction or type(b) is not JITFunction:
+        return False
+    fa, fb = a.fn, b.fn
+    if fa.__code__ is not fb.__code__ or fa.__globals__ is not fb.__globals__:
+        return False
+    cells_a, cells_b = fa.__closure__ or (), fb.__closure__ or ()
+    defaults_a, defaults_b = fa.__defaults__ or (), fb.__defaults__ or ()
+    try:
+        if not all(_alike(x.cell_contents, y.cell_contents) for x, y in zip(cells_a, cells_b)):
+            return False
+    except ValueError:  # a cell not yet filled
+        return False
+    if len(defaults_a) != len(defaults_b) or not all(_alike(x, y) for x, y in zip(defaults_a, defaults_b)):
+        return False
+    options = ("do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline", "repr", "_repr",
+               "launch_metadata", "version")
+    return all(vars(a).get(o) == vars(b).get(o) for o in options)  # as given to @triton.jit
 
 
 def _nested_module(fn, function, name):
@@ -167,11 +207,18 @@ def _nested_module(fn, function, name):
     compile script reads them from the object, and they are part of what the persistent cache
     keys it by (the kernel's dependencies record the closure's values), so two kernels made by
     one function with other values are two kernels. Each object is kept, as Triton keeps each
-    object's compiled variants."""
+    object's compiled variants, except that a kernel whose `def` runs again (in a function called
+    on every step) with alike values is the kernel made the first time: its variants are loaded
+    once, not once per call."""
     held = _NESTED.get(id(fn))
     if held is not None and held[0] is fn:
         return held[1]
     scope = getattr(function, "__globals__", None) or {}
+    definition = (id(function.__code__), id(scope))
+    for earlier, alias in _NESTED_BY_DEFINITION.get(definition, ()):
+        if _same_definition(earlier, fn):
+            _NESTED[id(fn)] = (fn, alias)
+            return alias
     where = str(scope.get("__name__") or "__main__").replace(".", "_")
     qualname = function.__qualname__.replace(".<locals>", "").replace(".", "_")
     # Named by what the closure holds, so that a later process making the same kernel finds it
@@ -187,6 +234,7 @@ def _nested_module(fn, function, name):
     setattr(module, name, fn)
     sys.modules[alias] = module
     _NESTED[id(fn)] = (fn, alias)
+    _NESTED_BY_DEFINITION.setdefault(definition, []).append((fn, alias))
     return alias
 
 

@@ -11,6 +11,7 @@ import sys
 import pytest
 import torch
 import triton
+import triton.language as tl
 
 from conftest import BUILD, KERNELS, requires_gpu
 
@@ -204,6 +205,25 @@ def test_kernels_made_inside_a_function_compile_with_their_closure(tmp_path):
     later = run("5.0", "3.0")  # the other order: other kernel objects, the cache's entries
     assert later["5.0"]["ptx"] == first["5.0"]["ptx"] and later["3.0"]["ptx"] == first["3.0"]["ptx"]
     assert later["5.0"]["compiles"] == later["3.0"]["compiles"] == 0
+
+
+def test_a_kernel_defined_again_with_alike_values_is_the_kernel_made_first():
+    """A function that defines its kernel on every call (as tests and some wrappers do) gets one
+    runtime kernel per definition and values, not one per call: its variants load once."""
+    def make(factor):
+        @triton.jit
+        def again(x_ptr, out_ptr, n, BLOCK: tl.constexpr = 64):
+            o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(out_ptr + o, tl.load(x_ptr + o, mask=o < n) * FACTOR, mask=o < n)
+        FACTOR = tl.constexpr(factor)
+        return again
+
+    first = triton_jit.jit(make(2.0))
+    assert triton_jit.jit(make(2.0)) is first
+    assert triton_jit.jit(make(3.0)) is not first  # another value it reads
+    assert triton_jit.jit(make(-0.0)) is not triton_jit.jit(make(0.0))  # another constant to the kernel
+    x = cpu(1024)
+    assert first.warmup(x, x, 1024)["signature"].endswith("BLOCK=64")
 
 
 # ---- globals changed at run time (Note [Globals changed at run time]) ---------------------------
