@@ -200,7 +200,11 @@ def _tritons_ptx(function, values):
     """The PTX Triton's run path compiles for a call (binder, source, compile), without a GPU."""
     from triton.compiler import make_backend
     from triton.runtime.jit import MockTensor, create_function_from_signature, find_paths_if, get_iterable_path
-    values = tuple(MockTensor.wrap_dtype(v) if isinstance(v, torch.dtype) else v for v in values)
+    def mock(v):
+        if isinstance(v, torch.dtype):
+            return MockTensor.wrap_dtype(v)
+        return type(v)(*(mock(x) for x in v)) if isinstance(v, tuple) else v
+    values = tuple(mock(v) for v in values)
     fn = reference.triton_jit_compile.load_kernel(os.path.realpath(KERNEL_FILE), "", function, []).fn
     target = reference.triton_jit_compile.gpu_target("cuda:90")
     backend = make_backend(target)
@@ -224,7 +228,13 @@ cases = {"forward": collections.namedtuple("Pair", ["scale", "shift"])(3, low(5)
          "swapped": collections.namedtuple("Pair", ["shift", "scale"])(low(3), 5),
          "alike": collections.namedtuple("Pair", ["scale", "shift"])(3, low(5))}
 kernel = triton_jit.jit(argument_kinds.reads_fields)
-print(json.dumps({label: kernel.warmup(torch.float32, p, 16, grid=(1,))["ir"]["ptx"] for label, p in cases.items()}))
+out = {label: kernel.warmup(torch.float32, p, 16, grid=(1,))["ir"]["ptx"] for label, p in cases.items()}
+pointers, config = collections.namedtuple("Ptrs", ["src", "dst"]), collections.namedtuple("Cfg", ["block", "scale"])
+copies = triton_jit.jit(argument_kinds.copies_fields)
+for block in (64, 128):
+    out[f"copies {block}"] = copies.warmup(pointers(torch.float32, torch.float32), 100, config(block, 2.0),
+                                           grid=(1,))["ir"]["ptx"]
+print(json.dumps(out))
 """
 
 
@@ -249,6 +259,11 @@ def test_a_namedtuple_compiles_to_the_code_triton_compiles_from_its_field_names(
     assert ours["swapped"] == _tritons_ptx("reads_fields", (torch.float32, collections.namedtuple(
         "Pair", ["shift", "scale"])(low(3), 5), 16))
     assert ours["forward"] != ours["swapped"] and ours["forward"] == ours["alike"]
+    pointers, config = collections.namedtuple("Ptrs", ["src", "dst"]), collections.namedtuple("Cfg", ["block", "scale"])
+    for block in (64, 128):  # pointers by name, and a constexpr namedtuple (its value keys the variant)
+        theirs = _tritons_ptx("copies_fields", (pointers(torch.float32, torch.float32), 100, config(block, 2.0)))
+        assert ours[f"copies {block}"] == theirs, block
+    assert ours["copies 64"] != ours["copies 128"]
 
 
 def test_a_namedtuple_whose_fields_are_not_names_is_refused_by_name():

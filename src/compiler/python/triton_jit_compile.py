@@ -152,7 +152,7 @@ def _passed_function_sources(constexprs):
     """The sources of the @triton.jit functions a call passes: its variant depends on them too."""
     sources = []
     for tagged in constexprs.values():
-        (kind, value), = tagged.items()
+        kind, value = next(iter(tagged.items()))  # a namedtuple's carries its names beside its items
         if kind == "jit_function":
             sources += load_kernel(value["file"], value["module"], value["name"], list(value["search_path"])).sources
     return sources

@@ -21,3 +21,10 @@ def reads_fields(out, p, N: tl.constexpr):
     positions."""
     offsets = tl.arange(0, N)
     tl.store(out + offsets, p.scale * offsets + p.shift.low)
+
+
+@triton.jit
+def copies_fields(p, n, C: tl.constexpr):
+    """A namedtuple of pointers, and one passed to a constexpr parameter, read by name."""
+    offsets = tl.arange(0, C.block)
+    tl.store(p.dst + offsets, tl.load(p.src + offsets, mask=offsets < n) * C.scale, mask=offsets < n)
