@@ -232,8 +232,11 @@ out = {label: kernel.warmup(torch.float32, p, 16, grid=(1,))["ir"]["ptx"] for la
 pointers, config = collections.namedtuple("Ptrs", ["src", "dst"]), collections.namedtuple("Cfg", ["block", "scale"])
 copies = triton_jit.jit(argument_kinds.copies_fields)
 for block in (64, 128):
-    out[f"copies {block}"] = copies.warmup(pointers(torch.float32, torch.float32), 100, config(block, 2.0),
-                                           grid=(1,))["ir"]["ptx"]
+    try:
+        out[f"copies {block}"] = copies.warmup(pointers(torch.float32, torch.float32), 100, config(block, 2.0),
+                                               grid=(1,))["ir"]["ptx"]
+    except triton_jit.CompileError:  # a Triton that cannot read a constexpr's fields (3.3) refuses it too
+        out[f"copies {block}"] = "refused"
 print(json.dumps(out))
 """
 
@@ -261,9 +264,12 @@ def test_a_namedtuple_compiles_to_the_code_triton_compiles_from_its_field_names(
     assert ours["forward"] != ours["swapped"] and ours["forward"] == ours["alike"]
     pointers, config = collections.namedtuple("Ptrs", ["src", "dst"]), collections.namedtuple("Cfg", ["block", "scale"])
     for block in (64, 128):  # pointers by name, and a constexpr namedtuple (its value keys the variant)
-        theirs = _tritons_ptx("copies_fields", (pointers(torch.float32, torch.float32), 100, config(block, 2.0)))
+        try:
+            theirs = _tritons_ptx("copies_fields", (pointers(torch.float32, torch.float32), 100, config(block, 2.0)))
+        except triton.CompilationError:
+            theirs = "refused"
         assert ours[f"copies {block}"] == theirs, block
-    assert ours["copies 64"] != ours["copies 128"]
+    assert ours["copies 64"] != ours["copies 128"] or ours["copies 64"] == "refused"
 
 
 def test_a_namedtuple_whose_fields_are_not_names_is_refused_by_name():
