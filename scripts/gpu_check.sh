@@ -163,13 +163,6 @@ if want decoder; then
     timeout 900 "$TRITON_JIT_PYTHON" "$root/demo/llama_torch.py" --model $model --layers 4 --batch 1,8,32 \
       --context 128,4096 --ours "$out/decoder-$model.txt" 2>&1 | grep -v Warning | tee "$out/decoder-$model-torch.txt" | tail -n 7
   done
-  # The dependent products' two choices (matmul_skinny.py) beside the defaults, at context 128.
-  for variant in "TRITON_JIT_OPS_DEPENDENTS_AT=loop" "TRITON_JIT_OPS_PREFETCH_TILES=4"; do
-    env "$variant" timeout 600 "$build/bin/triton_jit_llama" --model llama-3-8b --batch 1,32 --context 128 --steps 8 \
-      2>&1 | tee "$out/decoder-pdl-$(tr 'A-Z_=' 'a-z--' <<< "${variant#TRITON_JIT_OPS_}").txt" |
-      grep -E 'dependent launches:|fastest of ours' |
-      sed "s/^/$variant: /"
-  done
 fi
 if want configs; then
   stage "triton_jit_llama on other models' config.json (demo/configs): logits against the eager model"

@@ -5,22 +5,21 @@ and walks K once, computing C^T = B^T A^T so that the wide side of the tile is t
 token side (BLOCK_M, padded to the 16 rows a tensor-core dot needs) is narrow. Small BLOCK_N
 spreads even a 4096-wide weight over 256 programs. The token tile is given by the caller (the next
 power of two of M, at least 16), so that one tuning serves every M of that size class."""
-import os
-
 import triton
 import triton.language as tl
 
 
-# Tiles of the weight a dependent launch asks of L2 before it waits. None by default: on an H100
-# the prefetch of 4 tiles made the batch-1 decode step with dependent launches 1.019x the serial
+# Tiles of the weight a dependent launch asks of L2 before it waits. None: on an H100 the
+# prefetch of 4 tiles made the batch-1 decode step with dependent launches 1.019x the serial
 # step's time, and 0.997x without it (the step with every product ours 1.075 against 1.043 ms);
-# at batch 32 it made no difference (measurements/gpu-logs/h100-2026-12-05-afternoon/).
-PREFETCH_TILES: tl.constexpr = tl.constexpr(int(os.environ.get("TRITON_JIT_OPS_PREFETCH_TILES", "0")))
-# Where a dependent product lets the kernel after it launch: at its start, once its predecessor's
-# writes are seen ("start"), or after its main loop ("loop"), so that the next kernel's blocks do
-# not wait on SMs whose slots the product's own blocks could use. Both are measured by
-# `triton_jit_llama` (scripts/gpu_check.sh decoder).
-DEPENDENTS_AFTER_LOOP: tl.constexpr = tl.constexpr(os.environ.get("TRITON_JIT_OPS_DEPENDENTS_AT", "start") == "loop")
+# at batch 32 it made no difference (measurements/gpu-logs/h100-2026-12-05-afternoon/). Written
+# here rather than read from the environment, so that a process without Python can trust the
+# compiled variants (a value computed at import cannot be checked offline).
+PREFETCH_TILES: tl.constexpr = tl.constexpr(0)
+# Where a dependent product lets the kernel after it launch: at its start, once its
+# predecessor's writes are seen, or (True) after its main loop. After the loop was no faster at
+# batch 1 and 2 % slower at batch 32 on the same H100.
+DEPENDENTS_AFTER_LOOP: tl.constexpr = tl.constexpr(False)
 
 
 def _configs():

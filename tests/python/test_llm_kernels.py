@@ -82,18 +82,19 @@ def test_a_dependent_launch_waits_for_its_predecessor_first_on_sm90(gdc):
         wait = ptx.index("griddepcontrol.wait")
         first_load = min(ptx.index(load) for load in ("ld.global", "cp.async.ca", "cp.async.cg") if load in ptx)
         assert wait < first_load and "griddepcontrol.launch_dependents" in ptx
-    if gdc:  # no L2 prefetch of the weight unless TRITON_JIT_OPS_PREFETCH_TILES asks for one
+    if gdc:  # no L2 prefetch of the weight unless PREFETCH_TILES asks for one
         assert "cp.async.bulk.prefetch.L2.global" not in skinny.asm["ptx"]
 
 
-@pytest.mark.parametrize("at, prefetch", [("loop", "0"), ("start", "4")])
-def test_where_a_dependent_product_signals_and_what_it_prefetches_follow_the_environment(monkeypatch, at, prefetch):
-    """TRITON_JIT_OPS_DEPENDENTS_AT=loop: the product lets the next kernel launch after its main
-    loop, not at its start; TRITON_JIT_OPS_PREFETCH_TILES=4: it asks L2 for its weight's first
-    tiles before it waits (the variants the decoder times against the defaults)."""
-    monkeypatch.setenv("TRITON_JIT_OPS_DEPENDENTS_AT", at)
-    monkeypatch.setenv("TRITON_JIT_OPS_PREFETCH_TILES", prefetch)
-    skinny = compile_sm90(load("matmul/matmul_skinny.py", "matmul_skinny_split_kernel"),
+@pytest.mark.parametrize("after_loop, prefetch", [(True, 0), (False, 4)])
+def test_where_a_dependent_product_signals_and_what_it_prefetches_follow_its_module(after_loop, prefetch):
+    """DEPENDENTS_AFTER_LOOP: the product lets the next kernel launch after its main loop, not at
+    its start; PREFETCH_TILES: it asks L2 for its weight's first tiles before it waits (the
+    choices the decoder was timed with, beside the module's own)."""
+    import triton.language as tl
+    kernel = load("matmul/matmul_skinny.py", "matmul_skinny_split_kernel")
+    kernel.fn.__globals__.update(DEPENDENTS_AFTER_LOOP=tl.constexpr(after_loop), PREFETCH_TILES=tl.constexpr(prefetch))
+    skinny = compile_sm90(kernel,
                           {"a_ptr": "*bf16", "b_ptr": "*bf16", "partial_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
                            "stride_am": "i32", "stride_bn": "i32"},
                           {"stride_ak": 1, "stride_bk": 1, "BLOCK_M": 32, "SPLIT_K": 2, "BLOCK_N": 64, "BLOCK_K": 128,
@@ -101,11 +102,11 @@ def test_where_a_dependent_product_signals_and_what_it_prefetches_follow_the_env
     ptx = skinny.asm["ptx"]
     wait, signal = ptx.index("griddepcontrol.wait"), ptx.index("griddepcontrol.launch_dependents")
     products = [m.start() for m in re.finditer(r"wgmma\.mma_async|mma\.sync", ptx)]
-    if at == "loop":
+    if after_loop:
         assert signal > products[-1] and signal > wait  # after the loop's last product
     else:
         assert wait < signal < products[0]
-    if prefetch == "0":
+    if prefetch == 0:
         assert "cp.async.bulk.prefetch.L2.global" not in ptx
     else:  # asked of L2 before the wait
         assert ptx.index("cp.async.bulk.prefetch.L2.global") < wait
