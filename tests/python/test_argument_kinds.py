@@ -92,13 +92,21 @@ def tritons(values):
     return [(kind, attr, value) for (kind, attr), value in zip(specialization, bound.values())]
 
 
-def tritons_compile(values):
+def tritons_compile(values, function="takes", mocked=(0,)):
     """What Triton's run path does past the binder, up to its compile (no GPU needed): the source
-    it builds from the specialization, attributes parsed from every string in it, compiled."""
+    it builds from the specialization, attributes parsed from every string in it, compiled. A
+    dtype at a position in `mocked` (or in a tuple there) stands for a tensor of it, as in
+    Triton's warmup."""
     from triton.compiler import make_backend
     from triton.runtime.jit import MockTensor, create_function_from_signature, find_paths_if, get_iterable_path
-    values = (MockTensor.wrap_dtype(values[0]),) + tuple(values[1:])
-    fn = reference.triton_jit_compile.load_kernel(os.path.realpath(KERNEL_FILE), "", "takes", []).fn
+
+    def mock(v):
+        if isinstance(v, tuple):
+            return type(v)(*(mock(x) for x in v)) if hasattr(v, "_fields") else tuple(mock(x) for x in v)
+        return MockTensor.wrap_dtype(v)
+
+    values = tuple(mock(v) if i in mocked else v for i, v in enumerate(values))
+    fn = reference.triton_jit_compile.load_kernel(os.path.realpath(KERNEL_FILE), "", function, []).fn
     target = reference.triton_jit_compile.gpu_target("cuda:90")
     backend = make_backend(target)
     bound, specialization, _ = create_function_from_signature(fn.signature, fn.params, backend)(*values)
@@ -108,7 +116,7 @@ def tritons_compile(values):
     attrs = {p: backend.parse_attr(get_iterable_path(attr_values, p))
              for p in find_paths_if(attr_values, lambda _, a: isinstance(a, str))}
     source = reference.triton_jit_compile._make_source(fn, dict(zip(fn.arg_names, kinds)), constexprs, attrs)
-    triton.compile(source, target=target)
+    return triton.compile(source, target=target)
 
 
 def ours(values):
@@ -197,25 +205,8 @@ def test_an_object_with_data_ptr_but_no_dtype_is_refused_by_name():
 
 
 def _tritons_ptx(function, values):
-    """The PTX Triton's run path compiles for a call (binder, source, compile), without a GPU."""
-    from triton.compiler import make_backend
-    from triton.runtime.jit import MockTensor, create_function_from_signature, find_paths_if, get_iterable_path
-    def mock(v):
-        if isinstance(v, torch.dtype):
-            return MockTensor.wrap_dtype(v)
-        return type(v)(*(mock(x) for x in v)) if isinstance(v, tuple) else v
-    values = tuple(mock(v) for v in values)
-    fn = reference.triton_jit_compile.load_kernel(os.path.realpath(KERNEL_FILE), "", function, []).fn
-    target = reference.triton_jit_compile.gpu_target("cuda:90")
-    backend = make_backend(target)
-    bound, specialization, _ = create_function_from_signature(fn.signature, fn.params, backend)(*values)
-    kinds = [kind for kind, _ in specialization]
-    attr_values = [attr for _, attr in specialization]
-    constexprs = {p: get_iterable_path(list(bound.values()), p) for p in find_paths_if(kinds, lambda _, k: k == "constexpr")}
-    attrs = {p: backend.parse_attr(get_iterable_path(attr_values, p))
-             for p in find_paths_if(attr_values, lambda _, a: isinstance(a, str))}
-    source = reference.triton_jit_compile._make_source(fn, dict(zip(fn.arg_names, kinds)), constexprs, attrs)
-    return triton.compile(source, target=target).asm["ptx"]
+    """The PTX Triton's run path compiles for a call, every dtype in it standing for a tensor."""
+    return tritons_compile(values, function, mocked=range(len(values))).asm["ptx"]
 
 
 NAMEDTUPLE_PTX = r"""
