@@ -102,6 +102,15 @@ Attr alignment_attr(const ParamRule& p, uint64_t bits) {
   return (p.align && (bits & 15) == 0) ? Attr::kDivisible16 : Attr::kEmpty;
 }
 
+// alignment_attr where the parameter is specialized, else kNone; without branches, since the
+// value's low bits are as likely one way as the other.
+Attr specialized_attr(const ParamRule& p, uint64_t bits) {
+  const unsigned specialized = p.specialize;
+  const unsigned divisible = specialized & static_cast<unsigned>(p.align) & static_cast<unsigned>((bits & 15) == 0);
+  static_assert(static_cast<unsigned>(Attr::kEmpty) == 1 && static_cast<unsigned>(Attr::kDivisible16) == 2);
+  return static_cast<Attr>(specialized + divisible);
+}
+
 uint16_t float_to_half_bits(float f) {
   // Round-to-nearest-even conversion, handling subnormals, infinities and NaN.
   uint32_t x = std::bit_cast<uint32_t>(f);
@@ -300,13 +309,14 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
   // its tensor's dtype), as Python passes it. The same rules as the switch below, fewer tests.
   if (p.annotation == kNoToken) [[likely]] {
     if (s.kind == ArgKind::kInt && s.dtype == DType::kInvalid) [[likely]] {
-      if (p.specialize && s.value.i == 1) {
+      const int64_t v = s.value.i;
+      if (p.specialize && v == 1) [[unlikely]] {
         is_param = false;
         return put_constexpr(sig, i, s, key, cw);
       }
-      Attr attr = p.specialize ? alignment_attr(p, int_bits(s)) : Attr::kNone;
-      if (fits_i32(s)) {
-        cell = static_cast<uint32_t>(static_cast<int32_t>(s.value.i));
+      const Attr attr = specialized_attr(p, static_cast<uint64_t>(v));
+      if (v == static_cast<int32_t>(v)) [[likely]] {  // fits_i32, with the kind known
+        cell = static_cast<uint32_t>(static_cast<int32_t>(v));
         return param_entry(scalar_token(DType::kInt32), attr);
       }
       cell = s.value.u;
@@ -316,7 +326,7 @@ __attribute__((always_inline)) inline uint16_t encode_value(const KernelSignatur
       if (device_check >= 0 && s.device != kUnknownDevice && s.device != device_check) [[unlikely]]
         throw_device(sig, i, s, device_check);
       cell = reinterpret_cast<uint64_t>(s.value.p);
-      return param_entry(pointer_token(s.dtype, false), p.specialize ? alignment_attr(p, cell) : Attr::kNone);
+      return param_entry(pointer_token(s.dtype, false), specialized_attr(p, cell));
     }
   }
   if (s.kind == ArgKind::kUnsupported) [[unlikely]] {

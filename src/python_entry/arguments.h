@@ -52,6 +52,26 @@ int64_t as_int64(const KernelObject* k, PyObject* name, PyObject* value, const c
 
 void add_slot(CallSlots& out, const ArgSlot& slot);
 
+// Note [Integers read inline]
+// Most scalars a launch passes are ints that fit one digit of CPython's representation (sizes,
+// strides, counts below 2**30). A call reads them in its own loop, without the kind dispatch of
+// add_argument and without PyLong_AsLongLongAndOverflow; that was 94 of the 195 instructions an
+// integer argument cost. bool is not an exact int, and a larger int takes add_argument's path,
+// which reads it to the same slot.
+inline bool read_small_int(PyObject* o, int64_t& v) noexcept {
+  if (!PyLong_CheckExact(o)) return false;
+#if PY_VERSION_HEX >= 0x030C0000
+  auto* l = reinterpret_cast<PyLongObject*>(o);
+  if (!PyUnstable_Long_IsCompact(l)) return false;
+  v = static_cast<int64_t>(PyUnstable_Long_CompactValue(l));
+#else
+  const Py_ssize_t size = Py_SIZE(o);  // digits, with the sign; ob_digit[0] is allocated even for 0
+  if (size < -1 || size > 1) return false;
+  v = static_cast<int64_t>(size) * static_cast<int64_t>(reinterpret_cast<PyLongObject*>(o)->ob_digit[0]);
+#endif
+  return true;
+}
+
 // Appends the slots of the argument `name`; `is_constexpr`: the parameter is declared tl.constexpr.
 void add_argument(const KernelObject* k, PyObject* name, PyObject* value, CallSlots& out, bool is_constexpr,
                   int depth = 0);

@@ -1,6 +1,7 @@
 #include "python_entry/binding.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "python_entry/errors.h"
@@ -87,7 +88,8 @@ void set_compile_option(const KernelObject* k, triton_jit::CompileOptions& optio
 // at run time (a **kwargs key made by code) is compared by text, as it was for every miss before.
 Py_ssize_t param_index(const KernelObject* k, PyObject* name) noexcept {
   const Py_ssize_t n = PyTuple_GET_SIZE(k->names);
-  for (Py_ssize_t i = 0; i < n; ++i) {
+  // From the last: keywords name the trailing parameters (constexprs, options) far more often.
+  for (Py_ssize_t i = n - 1; i >= 0; --i) {
     if (PyTuple_GET_ITEM(k->names, i) == name) return i;
   }
   if (PyUnicode_CHECK_INTERNED(name)) [[likely]]
@@ -109,6 +111,7 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
   std::fill_n(call.given.begin(), PyTuple_GET_SIZE(k->names), nullptr);
   for (std::size_t i = 0; i < nargs; ++i) call.given[user[i]] = args[i];
   call.num_given = nargs;
+  std::size_t num_bound = nargs;  // parameters given, by position or by name
   if (kwnames != nullptr) {
     const Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
     for (Py_ssize_t j = 0; j < nk; ++j) {
@@ -129,6 +132,7 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
           throw PythonErrorSet{};
         }
         call.given[static_cast<std::size_t>(index)] = value;
+        ++num_bound;
         const auto at = std::find(user.begin(), user.end(), static_cast<uint8_t>(index));
         call.num_given = std::max(call.num_given, static_cast<std::size_t>(at - user.begin()) + 1);
         // A parameter named like a launch option (Gluon's `num_warps: gl.constexpr`): Triton
@@ -174,8 +178,9 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
       }
     }
   }
-  // A parameter left out before one given takes its default, as Python fills it.
-  for (std::size_t u = 0; u < call.num_given; ++u) {
+  // A parameter left out before one given takes its default, as Python fills it. None is left
+  // out when as many were given as the last one's position.
+  for (std::size_t u = 0; num_bound != call.num_given && u < call.num_given; ++u) {
     const std::size_t i = user[u];
     if (call.given[i] == nullptr && !k->params->flags[i].has_default) {
       PyErr_Format(PyExc_TypeError, "%s: missing argument '%U'", kernel_name(k), PyTuple_GET_ITEM(k->names, i));
@@ -186,9 +191,17 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
 }
 
 void encode(const KernelObject* k, const BoundCall& call, CallSlots& out) {
+  const uint8_t* user = k->params->user.data();
   for (std::size_t u = 0; u < call.num_given; ++u) {
-    const std::size_t i = k->params->user[u];
+    const std::size_t i = user[u];
     PyObject* value = call.given[i];
+    int64_t small;
+    if (value != nullptr && out.size < kMaxCallSlots && read_small_int(value, small)) [[likely]] {
+      ArgSlot& s = *std::construct_at(&out.slots[out.size++]);  // Note [Integers read inline]
+      s.kind = ArgKind::kInt;
+      s.value.i = small;
+      continue;
+    }
     if (value == nullptr) {
       const ArgSlot& d = k->params->defaults[i];
       if (d.kind == ArgKind::kUnsupported) {

@@ -24,7 +24,10 @@ from python_entry import argument_kinds  # noqa: E402
 KERNEL_FILE = os.path.join(KERNELS, "python_entry", "argument_kinds.py")
 
 VALUES = {
-    "0": 0, "1": 1, "16": 16, "17": 17, "-1": -1, "2**31": 2**31, "2**63": 2**63, "2**64-1": 2**64 - 1,
+    "0": 0, "1": 1, "16": 16, "17": 17, "-1": -1, "-16": -16,
+    # Both sides of one CPython digit (30 bits) and of int32, which the entry reads apart.
+    "2**30-16": 2**30 - 16, "2**30": 2**30, "-2**30": -2**30, "2**31-1": 2**31 - 1, "-2**31": -2**31,
+    "-2**31-16": -2**31 - 16, "2**31": 2**31, "2**63": 2**63, "2**64-1": 2**64 - 1,
     "2**70": 2**70, "-2**70": -2**70, "1.5": 1.5, "-0.0": -0.0, "True": True, "False": False, "None": None,
     "'abc'": "abc", "'aDb'": "aDb", "(1, 2)": (1, 2), "(16, (1, None))": (16, (1, None)), "()": (),
     "tl.constexpr(5)": tl.constexpr(5), "tl.constexpr(1.5)": tl.constexpr(1.5),
