@@ -69,7 +69,7 @@ def triton_floor(compiled, args):
     return batch
 
 
-def python_entry_table(build):
+def python_entry_table(build, launch_only=False):
     sys.path.insert(0, os.path.join(build, "python"))
     sys.path.insert(0, os.path.join(build, "lib"))
     import triton_jit
@@ -148,11 +148,18 @@ def python_entry_table(build):
         ("Triton CompiledKernel.run, 16 args", triton_floor(compiled_many, (x, y, out, N) + scalars + (1024,))),
         ("Triton kernel[(1,)](...), 16 args", triton_many),
     ]
+    if launch_only:
+        rows = [row for row in rows if row[0].startswith(("raw ", "triton_jit.jit k[(1,)]"))]
     median = {}
     print(f"{'Python entry: host time per call':<46} {'median us':>10} {'min':>8} {'max':>8}")
     for (name, _), (m, low, high) in zip(rows, per_batch_us([fn for _, fn in rows])):
         median[name] = m
         print(f"{name:<46} {m:>10.2f} {low:>8.2f} {high:>8.2f}")
+    if launch_only:
+        for args in ("4 args", "16 args"):
+            ours = median[f"triton_jit.jit k[(1,)](...), {args}"]
+            print(f"{args}: ours - raw {ours - median[f'raw cuLaunchKernelEx from C++, {args}']:+.2f} us")
+        return
     for args in ("4 args", "16 args"):
         floor = median[f"raw cuLaunchKernelEx from C++, {args}"]
         ours = median[f"triton_jit.jit k[(1,)](...), {args}"]
@@ -171,6 +178,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ops-library", required=True)
     parser.add_argument("--build", default=None, help="the build tree (default: the ops library's parent's parent)")
+    parser.add_argument("--launch-only", action="store_true",
+                        help="only the raw launch and k[(1,)] rows, for runs alternated between two builds")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("python_launch_bench: skipped: no GPU on this machine")
@@ -178,8 +187,11 @@ def main():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_kernels import add_small
 
-    python_entry_table(args.build or os.path.dirname(os.path.dirname(os.path.abspath(args.ops_library))))
+    python_entry_table(args.build or os.path.dirname(os.path.dirname(os.path.abspath(args.ops_library))),
+                       args.launch_only)
     print()
+    if args.launch_only:
+        return 0
 
     torch.ops.load_library(args.ops_library)
     x = torch.randn(N, device="cuda")

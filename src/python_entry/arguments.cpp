@@ -341,8 +341,30 @@ const NamedtupleType& namedtuple_type(const KernelObject* k, PyObject* name, PyO
   return known.emplace_back(NamedtupleType{type, std::move(names)});
 }
 
+// Note [Tensors read lean]
+// A tensor's slot carries its extent and a digest of its layout for the decorators alone: the
+// autotuner saves and restores tensors by extent, and the memo of decorated calls and the hooks'
+// copies compare layouts. Reading them walked the sizes and strides, more than half of what a
+// tensor argument cost. A call of a kernel without decorators reads the address, dtype and
+// device, all that the encoder reads (an extent of 0 is "unknown", as from a raw pointer).
+ArgSlot lean_tensor_slot(const at::Tensor& t) {
+  if (!t.defined()) return ArgSlot{};
+  ArgSlot s;
+  s.dtype = triton_jit::torch_adapter::to_dtype(t.scalar_type());
+  if (s.dtype == triton_jit::DType::kInvalid) [[unlikely]]
+    return triton_jit::to_slot(t);  // which names the dtype
+  s.kind = ArgKind::kPointer;
+  s.value.p = t.data_ptr();
+  const c10::Device device = t.device();
+  s.device = device.is_cuda()  ? static_cast<int16_t>(device.index())
+             : device.is_cpu() ? triton_jit::kHostDevice
+                               : triton_jit::kOtherDevice;
+  return s;
+}
+
 void add_tensor(PyObject* value, CallSlots& out) {
-  const ArgSlot s = triton_jit::to_slot(THPVariable_Unpack(value));
+  const at::Tensor& t = THPVariable_Unpack(value);
+  const ArgSlot s = out.tensors_whole ? triton_jit::to_slot(t) : lean_tensor_slot(t);
   if (out.device < 0 && s.kind == ArgKind::kPointer && s.device >= 0) out.device = s.device;
   add_slot(out, s);
 }

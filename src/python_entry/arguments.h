@@ -33,8 +33,9 @@ struct CallSlots {
     triton_jit::TensorDescriptor descriptors[kMaxDescriptors];
   };
   std::size_t num_descriptors = 0;
-  int device = -1;      // of the first CUDA tensor
-  bool warmup = false;  // a warmup call: a torch dtype stands for a tensor of it, as Triton's MockTensor
+  int device = -1;            // of the first CUDA tensor
+  bool warmup = false;        // a warmup call: a torch dtype stands for a tensor of it, as Triton's MockTensor
+  bool tensors_whole = true;  // read each tensor's extent and layout too (Note [Tensors read lean])
   // The texts of constexpr expressions (str objects), alive until the call is done.
   PyObject* owned[kMaxOwned];
   std::size_t num_owned = 0;

@@ -137,7 +137,9 @@ void bind(const KernelObject* k, PyObject* const* args, std::size_t nargs, PyObj
         call.num_given = std::max(call.num_given, static_cast<std::size_t>(at - user.begin()) + 1);
         // A parameter named like a launch option (Gluon's `num_warps: gl.constexpr`): Triton
         // builds the options from the same keywords, so the one value is both.
-        set_variant_option(k, option_of(name), name, value, call.config);
+        if (k->params->flags[static_cast<std::size_t>(index)].named_like_option) {
+          set_variant_option(k, option_of(name), name, value, call.config);
+        }
         continue;
       }
       const LaunchOption option = option_of(name);

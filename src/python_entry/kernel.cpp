@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -134,9 +136,15 @@ int kernel_init(PyObject* self, PyObject* args, PyObject* kwargs) {
       }
       PyTuple_SET_ITEM(names, static_cast<Py_ssize_t>(i), s);
       read->defaults.push_back(params[i].default_value);
-      read->flags.push_back({params[i].has_default, params[i].set_by_decorators, params[i].kind == "constexpr"});
+      const bool named_like_option = std::any_of(std::begin(g_options), std::end(g_options),
+                                                 [&](const OptionName& o) { return params[i].name == o.text; });
+      read->flags.push_back(
+          {params[i].has_default, params[i].set_by_decorators, params[i].kind == "constexpr", named_like_option});
       if (!params[i].set_by_decorators) read->user.push_back(static_cast<uint8_t>(i));
+      read->decorated = read->decorated || params[i].set_by_decorators;
     }
+    // An autotuner whose configs set only options sets no parameter.
+    read->decorated = read->decorated || !k->function->autotune_configs().empty();
     Py_XSETREF(k->names, names);
     delete k->params;
     k->params = read.release();

@@ -151,6 +151,7 @@ PyObject* run_call(KernelObject* k, PyObject* grid, PyObject* const* args, std::
     if (call.warmup && mode == Mode::kLaunch) mode = Mode::kWarmup;  // run(..., warmup=True)
     CallSlots slots;
     slots.warmup = mode == Mode::kWarmup;
+    slots.tensors_whole = k->params->decorated;
     encode(k, call, slots);
     GridCall grid_call{k, grid, &call};
     if (grid == nullptr) {

@@ -22,13 +22,16 @@ struct LauncherObject;
 struct ParamFlags {
   bool has_default = false;
   bool set_by_decorators = false;
-  bool is_constexpr = false;  // declared tl.constexpr
+  bool is_constexpr = false;       // declared tl.constexpr
+  bool named_like_option = false;  // num_warps, num_stages, ... (Gluon's `num_warps: gl.constexpr`)
 };
 struct KernelParams {
   std::vector<ArgSlot> defaults;  // per parameter; kNone where there is none
   std::vector<ParamFlags> flags;  // per parameter
   // The parameters a call passes, in order: all of them, less those the decorators set.
   std::vector<uint8_t> user;
+  // @triton.autotune or @triton.heuristics: its calls read tensors whole (Note [Tensors read lean]).
+  bool decorated = false;
 };
 
 struct KernelObject {

@@ -50,6 +50,17 @@ def accumulate(x_ptr, total_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(total_ptr, tl.sum(x, axis=0))
 
 
+@triton.autotune(configs=[triton.Config({}, num_warps=2), triton.Config({}, num_warps=4)], key=["n"],
+                 reset_to_zero=["total_ptr"])
+@triton.jit
+def accumulate_over_warps(x_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    """accumulate, tuned over num_warps alone: its configs set no parameter, and tuning still
+    needs total_ptr's size."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(total_ptr, tl.sum(x, axis=0))
+
+
 @triton.autotune(
     configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 256}, num_warps=8)],
     key=["n"],

@@ -347,6 +347,12 @@ def test_the_projects_decorated_kernels_match_triton():
         # the parameters after BLOCK go by keyword for Triton's launch.
         assert_same_bits(*both(decorated_kernels.block_between, grid, x, out_ptr=torch.zeros_like(x), n=n))
         assert_same_bits(*both(decorated_kernels.activated, grid, x, torch.zeros_like(x), n, "relu"))
+        # Tuned over num_warps alone, reset_to_zero: tensors are read whole for it (Note [Tensors
+        # read lean]); atomics sum in any order.
+        theirs, ours = both(decorated_kernels.accumulate_over_warps, (triton.cdiv(n, 256),), x,
+                            torch.zeros(1, device="cuda"), n, BLOCK=256)
+        torch.testing.assert_close(ours[1], x.sum().reshape(1), rtol=1e-4, atol=1e-3)
+        torch.testing.assert_close(theirs[1], ours[1], rtol=1e-4, atol=1e-3)
     rows = torch.randn(64, 3000, device="cuda", generator=g, dtype=torch.float16)
     assert_same_bits(*both(decorated_kernels.row_softmax, (64,), rows, torch.zeros_like(rows), 3000, rows.stride(0)))
     a = torch.randn(300, 512, device="cuda", generator=g, dtype=torch.float16)
