@@ -41,11 +41,14 @@ def configs(M):
                                                                                                (128, 128, 6))]
         return [(f"swap {r}x{tile_c}x{k} s{s}", dict(swap=True, tile_r=r, tile_c=tile_c, block_k=k, stages=s, warps=4))
                 for r, k, s in shapes]
+    # 64 x 256 fills one wave where 128 x 128 leaves a second one nearly empty (Qwen2.5-7B's qkv
+    # at M = 512: 144 tiles of 128 x 128 on 132 SMs, 144 of 64 x 256 but each half the rows).
+    wide = (64, 256, matmul_gluon.stages_that_fit(64, 256, 64, 2, 5), 4)
     if M <= 256:
-        return [(f"{r}x{c}x64 s{s} w4", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=4))
-                for r, c, s in ((64, 64, 8), (64, 128, 6), (128, 128, 4))]
+        return [(f"{r}x{c}x64 s{s} w{w}", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=w))
+                for r, c, s, w in ((64, 64, 8, 4), (64, 128, 6, 4), (128, 128, 4, 4), wide)]
     return [(f"{r}x{c}x64 s{s} w{w}", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=w))
-            for r, c, s, w in ((128, 256, 3, 8), (128, 128, 4, 4), (64, 128, 6, 4))]
+            for r, c, s, w in ((128, 256, 3, 8), (128, 128, 4, 4), (64, 128, 6, 4), wide)]
 
 
 def launcher(kernel, a, w, c, cfg, sms):
