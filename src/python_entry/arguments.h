@@ -56,9 +56,9 @@ void add_slot(CallSlots& out, const ArgSlot& slot);
 // Note [Integers read inline]
 // Most scalars a launch passes are ints that fit one digit of CPython's representation (sizes,
 // strides, counts below 2**30). A call reads them in its own loop, without the kind dispatch of
-// add_argument and without PyLong_AsLongLongAndOverflow; that was 94 of the 195 instructions an
-// integer argument cost. bool is not an exact int, and a larger int takes add_argument's path,
-// which reads it to the same slot.
+// add_argument and without PyLong_AsLongLongAndOverflow, which were about half of what an integer
+// argument cost (callgrind, docs/performance.md). bool is not an exact int, and a larger int takes
+// add_argument's path, which reads it to the same slot.
 inline bool read_small_int(PyObject* o, int64_t& v) noexcept {
   if (!PyLong_CheckExact(o)) return false;
 #if PY_VERSION_HEX >= 0x030C0000
