@@ -247,25 +247,27 @@ def sdpa_runner(q4, k4, v4, causal, backend):
         return (lambda: call(ke, ve, False)), "*"
 
 
-def bench(quick, kernels, heads=32, kv_heads=8, d=128, rows=None):
+def bench(quick, kernels, heads=32, kv_heads=8, d=128, rows=None, batch=1, lengths=None):
+    """Each length as `batch` sequences of it (a varlen batch for ours, [batch, H, S, D] for SDPA)."""
     dtype = torch.bfloat16
-    lengths = (4096, ) if quick else (512, 1024, 2048, 4096, 8192, 16384)
+    lengths = lengths or ((4096, ) if quick else (512, 1024, 2048, 4096, 8192, 16384))
     names = tuple(f"gluon-{k}" for k in kernels) + ("sdpa", "sdpa-flash", "sdpa-cudnn", "triton-prefill")
-    log(f"\nbatch 1, heads {heads}/{kv_heads}, d={d}, bf16: us (TFLOP/s); * = SDPA without GQA (heads expanded)")
+    log(f"\nbatch {batch}, heads {heads}/{kv_heads}, d={d}, bf16: us (TFLOP/s); * = SDPA without GQA (heads "
+        "expanded)")
     log(f"{'seq':>6} {'causal':>6} " + " ".join(f"{n:>20}" for n in names) + "   best gluon/sdpa")
     for n in lengths:
         for causal in (False, True):
-            q, k, v, cu_q, cu_k = make_inputs([n], [n], heads, kv_heads, d, dtype)
+            q, k, v, cu_q, cu_k = make_inputs([n] * batch, [n] * batch, heads, kv_heads, d, dtype)
             scale = 1.0 / math.sqrt(d)
-            q4 = q.view(1, n, heads, d).transpose(1, 2).contiguous()
-            k4 = k.view(1, n, kv_heads, d).transpose(1, 2).contiguous()
-            v4 = v.view(1, n, kv_heads, d).transpose(1, 2).contiguous()
+            q4 = q.view(batch, n, heads, d).transpose(1, 2).contiguous()
+            k4 = k.view(batch, n, kv_heads, d).transpose(1, 2).contiguous()
+            v4 = v.view(batch, n, kv_heads, d).transpose(1, 2).contiguous()
             o = torch.empty_like(q)
             runners = {"triton-prefill": (lambda: triton_prefill(q, k, v, cu_q, cu_k, n, causal, scale, out=o), "")}
             for kernel in kernels:
                 runners[f"gluon-{kernel}"] = (lambda kernel=kernel: gluon_attention(
                     q, k, v, cu_q, cu_k, n, causal, scale, out=o, kernel=kernel), "")
-            flops = 4.0 * n * n * heads * d * (0.5 if causal else 1.0)
+            flops = 4.0 * batch * n * n * heads * d * (0.5 if causal else 1.0)
             cells, times = [], {}
             for name in names:
                 try:
@@ -281,7 +283,7 @@ def bench(quick, kernels, heads=32, kv_heads=8, d=128, rows=None):
             ours = [times[f"gluon-{k}"] for k in kernels if f"gluon-{k}" in times]
             ratio = min(ours) / times["sdpa"] if ours and "sdpa" in times else float("nan")
             if rows is not None:
-                rows.append(dict(heads=heads, kv_heads=kv_heads, d=d, seq=n, causal=causal, flops=flops,
+                rows.append(dict(heads=heads, kv_heads=kv_heads, d=d, seq=n, batch=batch, causal=causal, flops=flops,
                                  us={name: ms * 1e3 for name, ms in times.items()}))
             log(f"{n:>6} {int(causal):>6} " + " ".join(cells) + f"   {ratio:10.2f}")
 
@@ -321,6 +323,8 @@ def main():
     parser.add_argument("--plot", metavar="ATTENTION_JSON", help="draw attention.png beside an attention.json and exit")
     parser.add_argument("--kernel", choices=("ws", "pingpong", "both"), default="both",
                         help="attention_fwd_kernel (ws), attention_fwd_pingpong_kernel, or both")
+    parser.add_argument("--batches", action="store_true",
+                        help="batches of short sequences instead (16 x 1k, 32 x 512, 64 x 256, 128 x 128), 32/8 heads")
     args = parser.parse_args()
     if args.plot:
         plot(args.plot)
@@ -331,7 +335,10 @@ def main():
     log(torch.cuda.get_device_name(0), "torch", torch.__version__, "triton", triton.__version__)
     t0 = time.time()
     failed = 0 if args.no_check else check(args.quick, kernels)
-    if not args.no_bench:
+    if args.batches and not args.no_bench:
+        for batch, n in ((16, 1024), (32, 512), (64, 256), (128, 128)):
+            bench(False, kernels, 32, 8, batch=batch, lengths=(n, ))
+    elif not args.no_bench:
         rows = []
         for heads, kv_heads in ((32, 8), ) if args.quick else ((32, 8), (28, 4)):
             bench(args.quick, kernels, heads, kv_heads, rows=rows)
