@@ -69,22 +69,41 @@ def make_inputs(lens_q, lens_k, heads, kv_heads, d, dtype, packed=False, seed=0)
     return q, k, v, cu_seqlens(lens_q), cu_seqlens(lens_k)
 
 
-KERNELS = {"ws": (attention_gluon.attention_fwd_kernel, False),
-           "pingpong": (attention_gluon.attention_fwd_pingpong_kernel, True)}
+KERNELS = {"ws": attention_gluon.attention_fwd_kernel,
+           "pingpong": attention_gluon.attention_fwd_pingpong_kernel,
+           "persistent": attention_gluon.attention_fwd_persistent_kernel,
+           "persistent-n64": attention_gluon.attention_fwd_persistent_kernel}
 
 
 def gluon_attention(q, k, v, cu_q, cu_k, max_q, causal, scale, out=None, kernel="ws", config=None):
     """attention_gluon's kernel ('ws': one consumer partition of two warpgroups; 'pingpong': two
-    consumer partitions) through Triton's launch."""
-    fn, pingpong = KERNELS[kernel]
+    consumer partitions; 'persistent': the ping-pong program over a grid of at most one program
+    per SM, 'persistent-n64' with 64-key blocks and four stages) through Triton's launch."""
+    fn = KERNELS[kernel]
     heads, d = q.shape[1], q.shape[2]
-    cfg = dict(config or attention_gluon.launch_config(d, q.element_size(), causal, max_q, pingpong))
+    persistent = kernel.startswith("persistent")
+    cfg = dict(config or attention_gluon.launch_config(d, q.element_size(), causal, max_q, kernel == "pingpong",
+                                                       persistent))
+    if kernel == "persistent-n64" and config is None:
+        cfg.update(BLOCK_N=64, NUM_STAGES=4)
     o = torch.empty_like(q) if out is None else out
-    grid = (triton.cdiv(max_q, cfg["BLOCK_M"]), heads, cu_q.numel() - 1)
+    batch = cu_q.numel() - 1
+    q_blocks = triton.cdiv(max_q, cfg["BLOCK_M"])
+    extra = ()
+    if persistent:
+        sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+        grid = (max(1, min(q_blocks * heads * batch, sms)), )
+        extra = (heads, batch, q_blocks)
+    else:
+        grid = (q_blocks, heads, batch)
     fn[grid](q, k, v, o, cu_q, cu_k, scale * LOG2E, q.stride(0), q.stride(1), k.stride(0), k.stride(1), v.stride(0),
-             v.stride(1), o.stride(0), o.stride(1), q.shape[0], k.shape[0], GROUP=heads // k.shape[1], HEAD_DIM=d,
-             CAUSAL=causal, **cfg)
+             v.stride(1), o.stride(0), o.stride(1), q.shape[0], k.shape[0], *extra, GROUP=heads // k.shape[1],
+             HEAD_DIM=d, CAUSAL=causal, **cfg)
     return o
+
+
+def supports(kernel, d):
+    return not (kernel.startswith("persistent") and d == 256)
 
 
 def prefill_config(d, dtype, max_q):
@@ -148,7 +167,7 @@ def check_case(kernels, name, lens_q, lens_k, heads, kv_heads, d, dtype, causal,
     ref = reference(q, k, v, lens_q, lens_k, causal, scale)
     torch.cuda.synchronize()
     failed = 0
-    for kernel in kernels:
+    for kernel in (k for k in kernels if supports(k, d)):
         watchdog(timeout)
         t0 = time.time()
         try:
@@ -202,7 +221,7 @@ def check(quick, kernels):
             cases.append(("single 4096", [4096], [4096], 32, 8, d, torch.bfloat16, True, False))
     failed = runs = 0
     for case in cases:
-        runs += len(kernels)
+        runs += sum(supports(k, case[5]) for k in kernels)
         try:
             failed += check_case(kernels, *case)
         except Exception as e:  # noqa: BLE001 - report every case (the reference's failures too)
@@ -321,15 +340,21 @@ def main():
     parser.add_argument("--no-bench", action="store_true")
     parser.add_argument("--out", help="write the timings as attention.json there (and attention.png)")
     parser.add_argument("--plot", metavar="ATTENTION_JSON", help="draw attention.png beside an attention.json and exit")
-    parser.add_argument("--kernel", choices=("ws", "pingpong", "both"), default="both",
-                        help="attention_fwd_kernel (ws), attention_fwd_pingpong_kernel, or both")
+    parser.add_argument("--kernel", default="both",
+                        help="comma-separated: ws (attention_fwd_kernel), pingpong, persistent, persistent-n64; "
+                        "both = ws,pingpong")
+    parser.add_argument("--lengths", help="comma-separated contexts to time (default 512 to 16384)")
+    parser.add_argument("--gqa", default="32/8,28/4", help="comma-separated query/KV heads to time")
     parser.add_argument("--batches", action="store_true",
                         help="batches of short sequences instead (16 x 1k, 32 x 512, 64 x 256, 128 x 128), 32/8 heads")
     args = parser.parse_args()
     if args.plot:
         plot(args.plot)
         return
-    kernels = ("ws", "pingpong") if args.kernel == "both" else (args.kernel, )
+    kernels = ("ws", "pingpong") if args.kernel == "both" else tuple(args.kernel.split(","))
+    unknown = [k for k in kernels if k not in KERNELS]
+    if unknown:
+        parser.error(f"--kernel: unknown {unknown}, expected some of {sorted(KERNELS)}")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     log(torch.cuda.get_device_name(0), "torch", torch.__version__, "triton", triton.__version__)
@@ -340,8 +365,9 @@ def main():
             bench(False, kernels, 32, 8, batch=batch, lengths=(n, ))
     elif not args.no_bench:
         rows = []
-        for heads, kv_heads in ((32, 8), ) if args.quick else ((32, 8), (28, 4)):
-            bench(args.quick, kernels, heads, kv_heads, rows=rows)
+        lengths = tuple(int(n) for n in args.lengths.split(",")) if args.lengths else None
+        for heads, kv_heads in ((32, 8), ) if args.quick else (map(int, g.split("/")) for g in args.gqa.split(",")):
+            bench(args.quick, kernels, heads, kv_heads, rows=rows, lengths=lengths)
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, "attention.json"), "w") as f:

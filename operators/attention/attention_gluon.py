@@ -41,6 +41,15 @@ ping-pong schedule intends (without its explicit ordering: Gluon 3.6 exposes no 
 In attention_fwd_kernel the two warpgroups are one partition, whose barriers (each stage's
 release, the compiler's) hold them in step.
 
+attention_fwd_persistent_kernel is the ping-pong program made persistent, for batches of short
+sequences: one program per SM walks the (query block, head, sequence) tiles, its producer loading
+the next tile's query block and keys while the consumers finish this one. A tile of 128 queries
+over 256 keys has two key blocks to hide a program's fixed costs behind (its tensor maps, the
+query tile's load, filling the ring, the output's store); here they are paid once a program, and
+the loads of one tile overlap the last products and the store of the one before. Its query tiles
+are double-buffered (a buffer goes back to the producer once the output written through it has
+been read out), which leaves two stages of 128 keys at head dim 128; head dim 256 does not fit.
+
 launch_config() gives the block sizes, stages and warps per head dim; the C++ op and the
 benchmarks mirror it. Each program makes three tensor maps in Triton's global scratch
 (metadata.global_scratch_size bytes a program; Triton's launcher takes it from the allocator of
@@ -59,15 +68,21 @@ PRODUCER_REGS = gl.constexpr(40)
 PINGPONG_CONSUMER_REGS = gl.constexpr(232)
 
 
-def launch_config(head_dim, dtype_bytes, causal, max_seqlen_q, pingpong=False):
+def launch_config(head_dim, dtype_bytes, causal, max_seqlen_q, pingpong=False, persistent=False):
     """BLOCK_M, BLOCK_N, NUM_STAGES and num_warps for attention_fwd_kernel (or, pingpong, for
-    attention_fwd_pingpong_kernel: the same blocks, half the warps); the grid is
-    (cdiv(max_seqlen_q, BLOCK_M), heads, batch). Shared memory: the query block and NUM_STAGES
-    stages of a key and a value tile, at most 227 KB on sm_90. causal and max_seqlen_q do not
-    change the choice today (kept so that callers need not change when they do)."""
+    attention_fwd_pingpong_kernel: the same blocks, half the warps; persistent, for
+    attention_fwd_persistent_kernel, whose grid is one program per SM at most). Otherwise the grid
+    is (cdiv(max_seqlen_q, BLOCK_M), heads, batch). Shared memory: the query block (two of them,
+    persistent) and NUM_STAGES stages of a key and a value tile, at most 227 KB on sm_90. causal
+    and max_seqlen_q do not change the choice today (kept so that callers need not change when
+    they do)."""
     del causal, max_seqlen_q
     assert head_dim in (64, 128, 256), head_dim
     assert dtype_bytes == 2, dtype_bytes
+    if persistent:
+        assert head_dim in (64, 128), "the persistent kernel's two query tiles leave no room for head dim 256"
+        stages = 4 if head_dim == 64 else 2  # 32 + 4 * 32 KB; 64 + 2 * 64 KB
+        return dict(BLOCK_M=128, BLOCK_N=128, NUM_STAGES=stages, num_warps=4)
     if head_dim == 64:
         block_m, block_n, stages = 128, 128, 3  # 16 + 3 * 32 KB
     elif head_dim == 128:
@@ -104,10 +119,25 @@ def _tile(CAUSAL: gl.constexpr):
 
 
 @gluon.jit
-def _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
-    """This program's sequence: its first query and key rows, lengths, the number of key blocks
-    it visits, and how many of those (the first) need no mask."""
-    block, _, seq = _tile(CAUSAL)
+def _tile_at(t, blocks, heads, batch, CAUSAL: gl.constexpr):
+    """Tile t of the persistent walk: (query block, query head, sequence). Causal, the last query
+    blocks of every sequence come first (the longest work first, as in _tile); not causal, a
+    sequence's tiles are neighbours, heads fastest, so the query heads of one KV head (and then
+    the next query block) read its keys and values while they are in L2."""
+    if CAUSAL:
+        per_block = heads * batch
+        rest = t % per_block
+        return blocks - 1 - t // per_block, rest % heads, rest // heads
+    else:
+        per_seq = heads * blocks
+        rest = t % per_seq
+        return rest // heads, rest % heads, t // per_seq
+
+
+@gluon.jit
+def _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CAUSAL: gl.constexpr):
+    """A tile's sequence: its first query and key rows, lengths, the number of key blocks the
+    tile visits, and how many of those (the first) need no mask."""
     m0 = block * BLOCK_M
     q_row0 = gl.load(cu_q_ptr + seq)
     q_len = gl.load(cu_q_ptr + seq + 1) - q_row0
@@ -126,43 +156,87 @@ def _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, CA
 
 
 @gluon.jit
-def _load_partition(q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
-                    q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty, GROUP: gl.constexpr,
-                    HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-                    NUM_STAGES: gl.constexpr, SPLIT_Q: gl.constexpr):
-    """The query tile (in two halves q_lo and q_hi when SPLIT_Q, else all in q_lo), then every key
-    block the consumers visit, in order, into the ring."""
+def _descriptors(q_ptr, k_ptr, v_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k, heads, GROUP: gl.constexpr,
+                 HEAD_DIM: gl.constexpr, Q_ROWS: gl.constexpr, BLOCK_N: gl.constexpr):
+    """Tensor maps of q, k and v seen as [tokens, heads * HEAD_DIM]. The warp that issues a TMA
+    makes its tensor map: one written by other warps would need their proxy fences to reach it."""
     dtype: gl.constexpr = q_ptr.dtype.element_ty
-    heads = gl.num_programs(1)
-    block, head, _ = _tile(CAUSAL)
-    kv_col = (head // GROUP) * HEAD_DIM
-    q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M, BLOCK_N, CAUSAL)
-    # The warp that issues a TMA makes its tensor map: one written by other warps would need
-    # their proxy fences to reach this one.
-    Q_ROWS: gl.constexpr = BLOCK_M // 2 if SPLIT_Q else BLOCK_M
     q_desc = tma.make_tensor_descriptor(q_ptr, [total_q, heads * HEAD_DIM], [stride_qt, 1], [Q_ROWS, HEAD_DIM],
                                         nvmma_layout([Q_ROWS, HEAD_DIM], dtype))
     k_desc = tma.make_tensor_descriptor(k_ptr, [total_k, (heads // GROUP) * HEAD_DIM], [stride_kt, 1],
                                         [BLOCK_N, HEAD_DIM], nvmma_layout([BLOCK_N, HEAD_DIM], dtype))
     v_desc = tma.make_tensor_descriptor(v_ptr, [total_k, (heads // GROUP) * HEAD_DIM], [stride_vt, 1],
                                         [BLOCK_N, HEAD_DIM], nvmma_layout([BLOCK_N, HEAD_DIM], dtype))
-    q_row = q_row0 + block * BLOCK_M
+    return q_desc, k_desc, v_desc
+
+
+@gluon.jit
+def _load_tile(q_desc, k_desc, v_desc, q_lo, q_hi, q_bar, k_bufs, v_bufs, k_ready, v_ready, empty, q_row, q_col,
+               k_row0, kv_col, n_blocks, base, BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr,
+               SPLIT_Q: gl.constexpr):
+    """One tile: its query block (in two halves, q_lo and q_hi, when SPLIT_Q, else all in q_lo),
+    then the n_blocks key and value blocks its consumers visit, in order, into the ring; the
+    first goes where the ring's block `base` goes (base: the blocks this program loaded before)."""
     if SPLIT_Q:
         mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
-        tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_lo)
-        tma.async_copy_global_to_shared(q_desc, [q_row + Q_ROWS, head * HEAD_DIM], q_bar, q_hi)
+        tma.async_copy_global_to_shared(q_desc, [q_row, q_col], q_bar, q_lo)
+        tma.async_copy_global_to_shared(q_desc, [q_row + q_desc.block_type.shape[0], q_col], q_bar, q_hi)
     else:
         mbarrier.expect(q_bar, q_desc.block_type.nbytes)
-        tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_lo)
+        tma.async_copy_global_to_shared(q_desc, [q_row, q_col], q_bar, q_lo)
     for j in range(n_blocks):
-        index = j % NUM_STAGES
+        g = base + j
+        index = g % NUM_STAGES
         # A fresh stage is free: the first wait of each (parity 1) passes.
-        mbarrier.wait(empty.index(index), ((j // NUM_STAGES) & 1) ^ 1)
+        mbarrier.wait(empty.index(index), ((g // NUM_STAGES) & 1) ^ 1)
         row = k_row0 + j * BLOCK_N
         mbarrier.expect(k_ready.index(index), k_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(k_desc, [row, kv_col], k_ready.index(index), k_bufs.index(index))
         mbarrier.expect(v_ready.index(index), v_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(v_desc, [row, kv_col], v_ready.index(index), v_bufs.index(index))
+
+
+@gluon.jit
+def _load_partition(q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                    q_lo, q_hi, k_bufs, v_bufs, q_ready, k_ready, v_ready, empty, GROUP: gl.constexpr,
+                    HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                    NUM_STAGES: gl.constexpr, SPLIT_Q: gl.constexpr):
+    """This program's one tile (the grid's)."""
+    block, head, seq = _tile(CAUSAL)
+    q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M, BLOCK_N, CAUSAL)
+    q_desc, k_desc, v_desc = _descriptors(q_ptr, k_ptr, v_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                                          gl.num_programs(1), GROUP, HEAD_DIM, q_lo.shape[1], BLOCK_N)
+    _load_tile(q_desc, k_desc, v_desc, q_lo.index(0), q_hi.index(0), q_ready.index(0), k_bufs, v_bufs, k_ready,
+               v_ready, empty, q_row0 + block * BLOCK_M, head * HEAD_DIM, k_row0, (head // GROUP) * HEAD_DIM, n_blocks,
+               0, BLOCK_N, NUM_STAGES, SPLIT_Q)
+
+
+@gluon.jit
+def _persistent_load_partition(q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q,
+                               total_k, heads, batch, q_blocks, q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready,
+                               v_ready, empty, GROUP: gl.constexpr, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
+                               BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr):
+    """Every tile of this program, in the consumers' order, each query block into the query buffer
+    of its turn once the consumers have given it back. The counters advance only on tiles with
+    queries, as the consumers' do."""
+    q_desc, k_desc, v_desc = _descriptors(q_ptr, k_ptr, v_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                                          heads, GROUP, HEAD_DIM, q_lo.shape[1], BLOCK_N)
+    base = gl.to_tensor(0)  # key blocks loaded so far
+    taken = gl.to_tensor(0)  # tiles loaded so far
+    for t in range(gl.program_id(0), q_blocks * heads * batch, gl.num_programs(0)):
+        block, head, seq = _tile_at(t, q_blocks, heads, batch, CAUSAL)
+        q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M, BLOCK_N,
+                                                                 CAUSAL)
+        if block * BLOCK_M < q_len:
+            buf = taken % 2
+            # Both consumers have written out the tile that used this buffer before (a fresh one
+            # is free: parity 1 passes).
+            mbarrier.wait(q_empty.index(buf), ((taken // 2) & 1) ^ 1)
+            _load_tile(q_desc, k_desc, v_desc, q_lo.index(buf), q_hi.index(buf), q_ready.index(buf), k_bufs, v_bufs,
+                       k_ready, v_ready, empty, q_row0 + block * BLOCK_M, head * HEAD_DIM, k_row0,
+                       (head // GROUP) * HEAD_DIM, n_blocks, base, BLOCK_N, NUM_STAGES, True)
+            base += n_blocks
+            taken += 1
 
 
 @gluon.jit
@@ -187,14 +261,12 @@ def _softmax(s, m_i, l_i, j, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N: 
 
 
 @gluon.jit
-def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, q_bar,
-                       k_ready, v_ready, empty, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
-                       BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr):
-    """The rows of q_smem: the whole query block, or its half HALF (0 or 1). Either way the key
-    blocks are the whole query block's (the producer loads one sequence of stages for all
-    consumers, and each must release each stage): a half above the diagonal sees its last
-    blocks wholly masked."""
-    gl.static_assert(NUM_STAGES >= 2, "a stage is released a block after it is read: one stage would deadlock")
+def _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, k_ready, v_ready, empty, q_row0, q_len,
+            k_len, n_full, n_blocks, m0, head, base, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
+            BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr):
+    """The query rows m0 .. m0 + rows of q_smem of one tile against its n_blocks key blocks, the
+    first at the ring's block `base`; every stage read goes back to the producer; the output rows
+    inside the sequence are written through q_smem (free once the last scores are computed)."""
     num_warps: gl.constexpr = gl.num_warps()
     ROWS: gl.constexpr = q_smem.shape[0]
     dtype: gl.constexpr = q_smem.dtype
@@ -205,32 +277,31 @@ def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_
     s_rows: gl.constexpr = gl.SliceLayout(1, s_layout)
     o_rows: gl.constexpr = gl.SliceLayout(1, o_layout)
 
-    q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, BLOCK_M, BLOCK_N, CAUSAL)
-    block, head, _ = _tile(CAUSAL)
-    m0 = block * BLOCK_M + HALF * ROWS
     offs_m = m0 + gl.arange(0, ROWS, layout=s_rows)
     m_i = gl.full([ROWS], float("-inf"), gl.float32, layout=s_rows)
     l_i = gl.zeros([ROWS], gl.float32, layout=s_rows)
     acc = gl.zeros([ROWS, HEAD_DIM], gl.float32, layout=o_layout)
     s_init = gl.zeros([ROWS, BLOCK_N], gl.float32, layout=s_layout)
     p = gl.zeros([ROWS, BLOCK_N], dtype, layout=p_layout)
-    mbarrier.wait(q_bar, 0)
 
     if n_blocks > 0:  # block 0: its scores and probabilities
-        mbarrier.wait(k_ready.index(0), 0)
-        s = warpgroup_mma(q_smem, k_bufs.index(0).permute((1, 0)), s_init, use_acc=False, is_async=True)
+        first = base % NUM_STAGES
+        mbarrier.wait(k_ready.index(first), (base // NUM_STAGES) & 1)
+        s = warpgroup_mma(q_smem, k_bufs.index(first).permute((1, 0)), s_init, use_acc=False, is_async=True)
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s, ))
         p32, m_i, l_i, alpha = _softmax(s, m_i, l_i, 0, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N, CAUSAL)
         p = gl.convert_layout(p32.to(dtype), p_layout)
 
     for j in range(1, n_blocks):
         # Block j's scores, and block j-1's values into the output, back to back; the scores
-        # (issued first) complete first.
-        index = j % NUM_STAGES
-        mbarrier.wait(k_ready.index(index), (j // NUM_STAGES) & 1)
+        # (issued first) complete first. Stages are derived from the block's number (see
+        # matmul_gluon.py on a carried stage that deadlocked).
+        g = base + j
+        index = g % NUM_STAGES
+        mbarrier.wait(k_ready.index(index), (g // NUM_STAGES) & 1)
         s_tok = warpgroup_mma(q_smem, k_bufs.index(index).permute((1, 0)), s_init, use_acc=False, is_async=True)
-        before = (j - 1) % NUM_STAGES
-        mbarrier.wait(v_ready.index(before), ((j - 1) // NUM_STAGES) & 1)
+        before = (g - 1) % NUM_STAGES
+        mbarrier.wait(v_ready.index(before), ((g - 1) // NUM_STAGES) & 1)
         o_tok = warpgroup_mma(p, v_bufs.index(before), acc, is_async=True)
         s = warpgroup_mma_wait(num_outstanding=1, deps=(s_tok, ))
         p32, m_i, l_i, alpha = _softmax(s, m_i, l_i, j, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N, CAUSAL)
@@ -241,16 +312,19 @@ def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_
         p = gl.convert_layout(p32.to(dtype), p_layout)
 
     if n_blocks > 0:  # the last block's values
-        last = (n_blocks - 1) % NUM_STAGES
-        mbarrier.wait(v_ready.index(last), ((n_blocks - 1) // NUM_STAGES) & 1)
+        g_last = base + n_blocks - 1
+        last = g_last % NUM_STAGES
+        mbarrier.wait(v_ready.index(last), (g_last // NUM_STAGES) & 1)
         o_tok = warpgroup_mma(p, v_bufs.index(last), acc, is_async=True)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(o_tok, p))
+        mbarrier.arrive(empty.index(last), count=1)
 
     # A query that sees no key (causal, more queries than keys) is zero, as in flash-attn.
     l_o = gl.convert_layout(l_i, o_rows)
     out = gl.where(gl.expand_dims(l_o > 0, 1), acc / gl.expand_dims(gl.where(l_o > 0, l_o, 1.0), 1), 0.0)
     # Through the query tile's shared memory (every product that read it has completed), then
-    # 16 bytes a thread, rows inside the sequence only.
+    # 16 bytes a thread, rows inside the sequence only: a TMA store would write the next
+    # sequence's rows of a varlen batch.
     q_smem.store(out.to(dtype))
     out_layout: gl.constexpr = store_layout(HEAD_DIM, num_warps)
     o = q_smem.load(out_layout)
@@ -261,31 +335,77 @@ def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_
 
 
 @gluon.jit
+def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_bufs, k_bufs, v_bufs, q_ready,
+                       k_ready, v_ready, empty, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
+                       BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr):
+    """The rows of q_bufs' one tile: the whole query block, or its half HALF (0 or 1). Either way
+    the key blocks are the whole query block's (the producer loads one sequence of stages for all
+    consumers, and each must release each stage): a half above the diagonal sees its last blocks
+    wholly masked."""
+    gl.static_assert(NUM_STAGES >= 2, "a stage is released a block after it is read: one stage would deadlock")
+    block, head, seq = _tile(CAUSAL)
+    q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M, BLOCK_N, CAUSAL)
+    mbarrier.wait(q_ready.index(0), 0)
+    _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_bufs.index(0), k_bufs, v_bufs, k_ready, v_ready, empty, q_row0,
+            q_len, k_len, n_full, n_blocks, block * BLOCK_M + HALF * q_bufs.shape[1], head, 0, HEAD_DIM, CAUSAL,
+            BLOCK_N, NUM_STAGES)
+
+
+@gluon.jit
+def _persistent_compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch, q_blocks,
+                                  q_bufs, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
+                                  HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
+                                  BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr):
+    """_compute_partition over every tile of this program, as the producer walks them."""
+    gl.static_assert(NUM_STAGES >= 2, "a stage is released a block after it is read: one stage would deadlock")
+    base = gl.to_tensor(0)  # key blocks consumed so far
+    taken = gl.to_tensor(0)  # tiles consumed so far
+    for t in range(gl.program_id(0), q_blocks * heads * batch, gl.num_programs(0)):
+        block, head, seq = _tile_at(t, q_blocks, heads, batch, CAUSAL)
+        q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M, BLOCK_N,
+                                                                 CAUSAL)
+        if block * BLOCK_M < q_len:
+            buf = taken % 2
+            mbarrier.wait(q_ready.index(buf), (taken // 2) & 1)
+            _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_bufs.index(buf), k_bufs, v_bufs, k_ready, v_ready,
+                    empty, q_row0, q_len, k_len, n_full, n_blocks, block * BLOCK_M + HALF * q_bufs.shape[1], head, base,
+                    HEAD_DIM, CAUSAL, BLOCK_N, NUM_STAGES)
+            # The output has been read out of the buffer (into registers, then stored): the
+            # producer may load a later tile's queries there.
+            mbarrier.arrive(q_empty.index(buf), count=1)
+            base += n_blocks
+            taken += 1
+
+
+@gluon.jit
 def _ring(dtype: gl.constexpr, Q_ROWS: gl.constexpr, HEAD_DIM: gl.constexpr, BLOCK_N: gl.constexpr,
-          NUM_STAGES: gl.constexpr, CONSUMERS: gl.constexpr):
-    """Shared memory: a query tile of Q_ROWS rows per consumer partition, NUM_STAGES stages of a
-    key and a value tile, and their barriers. A partition's mbarrier.arrive is one arrival (its
-    warps synchronize, then one thread arrives): a stage is empty once each consumer partition
-    has arrived."""
+          NUM_STAGES: gl.constexpr, CONSUMERS: gl.constexpr, Q_BUFFERS: gl.constexpr):
+    """Shared memory: Q_BUFFERS query tiles of Q_ROWS rows per consumer partition, NUM_STAGES
+    stages of a key and a value tile, and their barriers. A partition's mbarrier.arrive is one
+    arrival (its warps synchronize, then one thread arrives): a stage, or a query buffer, is
+    empty once each consumer partition has arrived."""
     q_layout: gl.constexpr = nvmma_layout([Q_ROWS, HEAD_DIM], dtype)
     kv_layout: gl.constexpr = nvmma_layout([BLOCK_N, HEAD_DIM], dtype)
-    q_lo = gl.allocate_shared_memory(dtype, [Q_ROWS, HEAD_DIM], q_layout)
+    q_lo = gl.allocate_shared_memory(dtype, [Q_BUFFERS, Q_ROWS, HEAD_DIM], q_layout)
     if CONSUMERS == 2:
-        q_hi = gl.allocate_shared_memory(dtype, [Q_ROWS, HEAD_DIM], q_layout)
+        q_hi = gl.allocate_shared_memory(dtype, [Q_BUFFERS, Q_ROWS, HEAD_DIM], q_layout)
     else:
         q_hi = q_lo
     k_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_N, HEAD_DIM], kv_layout)
     v_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_N, HEAD_DIM], kv_layout)
-    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    q_ready = gl.allocate_shared_memory(gl.int64, [Q_BUFFERS, 1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [Q_BUFFERS, 1], mbarrier.MBarrierLayout())
     k_ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
     v_ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
-    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(Q_BUFFERS):
+        mbarrier.init(q_ready.index(i), count=1)
+        mbarrier.init(q_empty.index(i), count=CONSUMERS)
     for i in gl.static_range(NUM_STAGES):
         mbarrier.init(k_ready.index(i), count=1)
         mbarrier.init(v_ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=CONSUMERS)
-    return q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty
+    return q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty
 
 
 @gluon.jit
@@ -309,13 +429,13 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_l
     gl.static_assert(BLOCK_M == 16 * gl.num_warps(), "each consumer warp owns 16 query rows")
     if _no_queries(cu_q_ptr, BLOCK_M, CAUSAL):
         return
-    q_smem, q_same, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty = _ring(q_ptr.dtype.element_ty, BLOCK_M, HEAD_DIM,
-                                                                           BLOCK_N, NUM_STAGES, 1)
+    q_bufs, q_same, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty = _ring(
+        q_ptr.dtype.element_ty, BLOCK_M, HEAD_DIM, BLOCK_N, NUM_STAGES, 1, 1)
     gl.warp_specialize([
-        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs,
-                              q_bar, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_bufs, k_bufs, v_bufs,
+                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
         (_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
-                           q_smem, q_same, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
+                           q_bufs, q_same, k_bufs, v_bufs, q_ready, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
                            BLOCK_M, BLOCK_N, NUM_STAGES, False)),
     ], [1], [PRODUCER_REGS])
 
@@ -333,14 +453,40 @@ def attention_fwd_pingpong_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr
     gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
     if _no_queries(cu_q_ptr, BLOCK_M, CAUSAL):
         return
-    q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty = _ring(q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM,
-                                                                       BLOCK_N, NUM_STAGES, 2)
+    q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty = _ring(
+        q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM, BLOCK_N, NUM_STAGES, 2, 1)
     gl.warp_specialize([
-        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_lo, k_bufs, v_bufs, q_bar,
-                              k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
-        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_hi, k_bufs, v_bufs, q_bar,
-                              k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1)),
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_lo, k_bufs, v_bufs,
+                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_hi, k_bufs, v_bufs,
+                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1)),
         (_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
-                           q_lo, q_hi, k_bufs, v_bufs, q_bar, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
+                           q_lo, q_hi, k_bufs, v_bufs, q_ready, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
                            BLOCK_M, BLOCK_N, NUM_STAGES, True)),
+    ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
+
+
+@gluon.jit
+def attention_fwd_persistent_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_qh,
+                                    stride_kt, stride_kh, stride_vt, stride_vh, stride_ot, stride_oh, total_q, total_k,
+                                    heads, batch, q_blocks, GROUP: gl.constexpr, HEAD_DIM: gl.constexpr,
+                                    CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                                    NUM_STAGES: gl.constexpr):
+    """attention_fwd_pingpong_kernel over q_blocks * heads * batch tiles (q_blocks =
+    cdiv(max_seqlen_q, BLOCK_M)), grid (min(tiles, SMs),): each program takes every
+    gl.num_programs(0)-th tile of _tile_at's walk. Same arguments before heads, the same
+    layout requirements; head dims 64 and 128."""
+    gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
+    q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty = _ring(
+        q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM, BLOCK_N, NUM_STAGES, 2, 2)
+    gl.warp_specialize([
+        (_persistent_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch,
+                                         q_blocks, q_lo, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
+                                         HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
+        (_persistent_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch,
+                                         q_blocks, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
+                                         HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1)),
+        (_persistent_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q,
+                                      total_k, heads, batch, q_blocks, q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty,
+                                      k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES)),
     ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])

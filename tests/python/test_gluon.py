@@ -185,6 +185,15 @@ for d, dtype, causal in ((128, torch.bfloat16, True), (64, torch.float16, False)
         NUM_STAGES=stages, num_warps=4, grid=None)
     out[f"d={d} {dtype} causal={causal}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"],
                                              "shared": info["shared_memory"]}
+    if d == 256:
+        continue
+    # The persistent kernel, for batches of short sequences: two query tiles, fewer stages.
+    config = attention_gluon.launch_config(d, 2, causal, 300, persistent=True)
+    info = triton_jit.jit(attention_gluon.attention_fwd_persistent_kernel).warmup(
+        q, k, v, o, cu, cu, 0.1275, q.stride(0), q.stride(1), k.stride(0), k.stride(1), v.stride(0), v.stride(1),
+        o.stride(0), o.stride(1), 300, 300, 32, 2, 3, GROUP=4, HEAD_DIM=d, CAUSAL=causal, grid=None, **config)
+    out[f"persistent d={d} {dtype} causal={causal}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"],
+                                                        "shared": info["shared_memory"]}
 print(json.dumps(out))
 """
 
