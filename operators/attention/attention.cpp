@@ -4,6 +4,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/ops/empty.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -62,10 +63,10 @@ at::Tensor with_dense_heads(const at::Tensor& t) {
 
 const char* precision(const at::Tensor& q) { return q.scalar_type() == at::kFloat ? "ieee" : "tf32"; }
 
-// Hopper takes the Gluon kernel (attention_gluon.py: a TMA producer warp feeding two consumer
+// Hopper takes the Gluon kernels (attention_gluon.py: a TMA producer warp feeding two consumer
 // warpgroups in ping-pong, wgmma): 0.98-1.09x SDPA's default time from 1k to 16k tokens at head
-// dim 128 on the H200, where prefill_kernel takes 1.2-1.4x. It needs 16-byte aligned rows (TMA)
-// and keys to read; a Triton without Gluon (before 3.5) fails its first compile, after which the
+// dim 128 on the H200, where prefill_kernel takes 1.2-1.4x. They need 16-byte aligned rows (TMA)
+// and keys to read; a Triton without Gluon (before 3.5) fails the first compile, after which the
 // process keeps prefill_kernel and says why once.
 std::atomic<bool> g_gluon_refused{false};
 
@@ -81,20 +82,46 @@ bool gluon_prefill_fits(const at::Tensor& q, const at::Tensor& k, const at::Tens
   return tma_rows(q) && tma_rows(k) && tma_rows(v) && tma_rows(out);
 }
 
-// attention_gluon.launch_config(pingpong=True), mirrored.
+// Query blocks of 128 rows. A batch of short sequences takes the persistent kernel, whose
+// programs pay their fixed costs (tensor maps, the first query tile, filling the ring) once and
+// load the next tile while finishing this one: on an H100, 32/8 heads, d = 128, it took 0.58x the
+// ping-pong kernel's time at 128 x 128 tokens, 0.70x at 64 x 256, 0.83x at 32 x 512 and 0.92x at
+// 16 x 1k, causal or not. With a few tiles per SM, as a single sequence has (two stages instead
+// of three), it was 1-4% slower from 1k tokens and 15% at 8k, so it takes batches of sequences
+// of up to 1k queries with at least four tiles per SM (head dims 64 and 128: its two query
+// tiles leave no room for 256). docs/performance.md, "Attention over many short sequences".
+constexpr int64_t kGluonBlockM = 128;
+constexpr int64_t kPersistentMaxQueries = 1024;
+constexpr int64_t kPersistentTilesPerSm = 4;
+
+bool persistent_pays(int64_t max_seqlen_q, int64_t d, int64_t tiles, int64_t sms) {
+  return d <= 128 && max_seqlen_q <= kPersistentMaxQueries && tiles >= kPersistentTilesPerSm * sms;
+}
+
+// attention_gluon.launch_config(pingpong=True or persistent=True), mirrored.
 bool run_gluon_prefill(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& out,
                        const at::Tensor& cu_q, const at::Tensor& cu_k, int64_t max_seqlen_q, double scale,
                        bool causal) {
-  const int64_t heads = q.size(1), d = q.size(2), block_m = 128, block_n = d == 256 ? 64 : 128;
-  const int64_t stages = d == 256 ? 2 : 3;
-  Slots<24> s;
+  const int64_t heads = q.size(1), d = q.size(2), batch = cu_q.size(0) - 1;
+  const int64_t q_blocks = cdiv(max_seqlen_q, kGluonBlockM), tiles = q_blocks * heads * batch;
+  const int64_t sms = at::cuda::getDeviceProperties(q.device().index())->multiProcessorCount;
+  const bool persistent = persistent_pays(max_seqlen_q, d, tiles, sms);
+  const int64_t block_n = d == 256 ? 64 : 128;
+  const int64_t stages = persistent ? (d == 64 ? 4 : 2) : (d == 256 ? 2 : 3);
+  Slots<28> s;
   s.add_all(q, k, v, out, cu_q, cu_k, scale * kLog2e, q.stride(0), q.stride(1), k.stride(0), k.stride(1), v.stride(0),
-            v.stride(1), out.stride(0), out.stride(1), q.size(0), k.size(0), heads / k.size(1), d, causal, block_m,
-            block_n, stages);
+            v.stride(1), out.stride(0), out.stride(1), q.size(0), k.size(0));
   try {
-    static const TritonJITFunction& kernel_fn = kernel("attention_gluon.py", "attention_fwd_pingpong_kernel");
-    s.launch(kernel_fn, launch_config(q, static_cast<unsigned>(cdiv(max_seqlen_q, block_m)),
-                                      static_cast<unsigned>(heads), static_cast<unsigned>(cu_q.size(0) - 1), 4));
+    if (persistent) {
+      static const TritonJITFunction& kernel_fn = kernel("attention_gluon.py", "attention_fwd_persistent_kernel");
+      s.add_all(heads, batch, q_blocks, heads / k.size(1), d, causal, kGluonBlockM, block_n, stages);
+      s.launch(kernel_fn, launch_config(q, static_cast<unsigned>(std::min(tiles, sms)), 1, 1, 4));
+    } else {
+      static const TritonJITFunction& kernel_fn = kernel("attention_gluon.py", "attention_fwd_pingpong_kernel");
+      s.add_all(heads / k.size(1), d, causal, kGluonBlockM, block_n, stages);
+      s.launch(kernel_fn, launch_config(q, static_cast<unsigned>(q_blocks), static_cast<unsigned>(heads),
+                                        static_cast<unsigned>(batch), 4));
+    }
     return true;
   } catch (const std::exception& e) {
     if (!g_gluon_refused.exchange(true)) {

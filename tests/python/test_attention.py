@@ -246,6 +246,26 @@ def test_varlen_prefill_of_short_sequences_matches_sdpa(ops, causal):
 
 
 @requires_gpu
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_prefill_of_many_sequences_matches_sdpa(ops, head_dim, causal):
+    """More tiles than SMs, many to each program of a persistent kernel: its ring and its query
+    buffers wrap many times, across tiles of different lengths, sequences without queries and
+    keys before the queries (chunked prefill)."""
+    generator = torch.Generator().manual_seed(head_dim + causal)
+    lengths_q = torch.randint(0, 700, (48, ), generator=generator).tolist()
+    lengths_q[5] = 0
+    lengths_k = [n + int(torch.randint(0, 200, (1, ), generator=generator)) * causal for n in lengths_q]
+    q = torch.randn(sum(lengths_q), 32, head_dim, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(sum(lengths_k), 8, head_dim, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(sum(lengths_k), 8, head_dim, device="cuda", dtype=torch.bfloat16)
+    out = ops.flash_attn_varlen(q, k, v, cu_seqlens(lengths_q, "cuda"), cu_seqlens(lengths_k, "cuda"),
+                                max(lengths_q), max(lengths_k), causal=causal)
+    expected = sdpa_reference(q, k, v, lengths_q, lengths_k, causal, 1.0 / math.sqrt(head_dim))
+    assert (out.float() - expected.float()).abs().max().item() <= 4 * TOLERANCE[torch.bfloat16]
+
+
+@requires_gpu
 def test_prefill_matches_sdpa_flash_at_llama_shapes(ops):
     torch.manual_seed(0)
     q = torch.randn(2, 32, 1024, 128, device="cuda", dtype=torch.bfloat16)
