@@ -233,11 +233,16 @@ if want aot; then
 fi
 
 if want gluon; then
-  stage "Gluon kernels through the runtime: their tests, the Hopper GEMM against cuBLAS, memcheck of its launches"
+  stage "Gluon kernels: their tests, the GEMM against cuBLAS, attention against SDPA, memcheck of the launches"
   TRITON_JIT_BUILD_DIR="$build" timeout 600 "$TRITON_JIT_PYTHON" -m pytest -q -rs -p no:cacheprovider \
     "$root/tests/python/test_gluon.py" 2>&1 | tee "$out/gluon-tests.txt" | tail -n 5
   TRITON_JIT_BUILD_DIR="$build" PYTHONPATH="$build/python" timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_gemm.py" \
     ${TRITON_JIT_GEMM_ARGS:-} --out "$out" 2>&1 | tee "$out/gemm-run.txt" | tail -n 80
+  # The attention kernels against a float32 reference, then batches of short sequences beside SDPA.
+  timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_attention.py" --quick --no-bench \
+    --kernel ws,pingpong,persistent 2>&1 | tee "$out/gluon-attention-check.txt" | tail -n 2
+  timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_attention.py" --no-check --batches \
+    --kernel pingpong,persistent 2>&1 | tee "$out/gluon-attention-batches.txt" | tail -n 20
   if command -v compute-sanitizer > /dev/null; then
     TRITON_JIT_BUILD_DIR="$build" timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
       "$TRITON_JIT_PYTHON" -m pytest -q -p no:cacheprovider "$root/tests/python/test_gluon.py" \

@@ -84,12 +84,13 @@ bool gluon_prefill_fits(const at::Tensor& q, const at::Tensor& k, const at::Tens
 
 // Query blocks of 128 rows. A batch of short sequences takes the persistent kernel, whose
 // programs pay their fixed costs (tensor maps, the first query tile, filling the ring) once and
-// load the next tile while finishing this one: on an H100, 32/8 heads, d = 128, it took 0.58x the
-// ping-pong kernel's time at 128 x 128 tokens, 0.70x at 64 x 256, 0.83x at 32 x 512 and 0.92x at
-// 16 x 1k, causal or not. With a few tiles per SM, as a single sequence has (two stages instead
-// of three), it was 1-4% slower from 1k tokens and 15% at 8k, so it takes batches of sequences
-// of up to 1k queries with at least four tiles per SM (head dims 64 and 128: its two query
-// tiles leave no room for 256). docs/performance.md, "Attention over many short sequences".
+// load the next tile while finishing this one: on an H100, 32/8 heads, d = 128, it took
+// 0.56-0.58x the ping-pong kernel's time at 128 x 128 tokens, 0.65-0.71x at 64 x 256, 0.75-0.84x
+// at 32 x 512 and 0.91-0.94x at 16 x 1k (causal and not). With few tiles per SM, as a single
+// sequence has (and two stages instead of three), it was 1-4% slower from 1k tokens and 15% at
+// 8k, so it takes sequences of up to 1k queries with at least four tiles per SM (head dims 64
+// and 128: its two query tiles leave no room for 256). docs/performance.md, "Attention over
+// many short sequences".
 constexpr int64_t kGluonBlockM = 128;
 constexpr int64_t kPersistentMaxQueries = 1024;
 constexpr int64_t kPersistentTilesPerSm = 4;
