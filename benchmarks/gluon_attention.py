@@ -345,6 +345,7 @@ def main():
                         "both = ws,pingpong")
     parser.add_argument("--lengths", help="comma-separated contexts to time (default 512 to 16384)")
     parser.add_argument("--gqa", default="32/8,28/4", help="comma-separated query/KV heads to time")
+    parser.add_argument("--head-dim", type=int, default=128, help="head dim of the timed cases")
     parser.add_argument("--batches", action="store_true",
                         help="batches of short sequences instead (16 x 1k, 32 x 512, 64 x 256, 128 x 128), 32/8 heads")
     args = parser.parse_args()
@@ -362,12 +363,12 @@ def main():
     failed = 0 if args.no_check else check(args.quick, kernels)
     if args.batches and not args.no_bench:
         for batch, n in ((16, 1024), (32, 512), (64, 256), (128, 128)):
-            bench(False, kernels, 32, 8, batch=batch, lengths=(n, ))
+            bench(False, kernels, 32, 8, d=args.head_dim, batch=batch, lengths=(n, ))
     elif not args.no_bench:
         rows = []
         lengths = tuple(int(n) for n in args.lengths.split(",")) if args.lengths else None
         for heads, kv_heads in ((32, 8), ) if args.quick else (map(int, g.split("/")) for g in args.gqa.split(",")):
-            bench(args.quick, kernels, heads, kv_heads, rows=rows, lengths=lengths)
+            bench(args.quick, kernels, heads, kv_heads, d=args.head_dim, rows=rows, lengths=lengths)
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, "attention.json"), "w") as f:
