@@ -70,7 +70,7 @@ def main():
     torch.ops.load_library(options.library)
     import triton_jit
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
-    gluon = triton_jit.jit(gluon_gemm.matmul_gluon.matmul_ws_kernel)
+    gluon = gluon_gemm.runtime_kernels()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     copy, read = copy_bandwidth(), read_bandwidth()
     print(f"{torch.cuda.get_device_name(0)}: device-to-device copy {copy / 1e12:.2f} TB/s (read + written), "

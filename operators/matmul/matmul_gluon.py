@@ -18,6 +18,10 @@ Decode-sized products (M up to 64 tokens) swap the operands (SWAP_AB): the weigh
 wgmma's 64-row M side and the few tokens its N side (8 to 64 wide), so no tensor-core work is
 spent on padding rows; the tile is written back transposed.
 
+matmul_stream_k_kernel is the same program for products whose tiles leave the last wave partly
+empty (128 to 512 rows): that wave's K blocks are shared out evenly between the programs, and a
+tile cut between programs is summed by the one that began it (see "Stream-K" below).
+
 The tensor maps are made on the device from pointers, sizes and strides (their shared-memory
 layouts are the kernel's to choose), so a C++ caller passes what it passes to any kernel. Needs a
 Triton with Gluon (3.5 or newer) and sm_90.
@@ -66,6 +70,27 @@ def _stage_before(index, NUM_STAGES: gl.constexpr):
 
 
 @gluon.jit
+def _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, off_r, off_c, k_lo, k_hi, index, phase,
+                  BLOCK_K: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+    """Loads one tile's operands from column k_lo of K up to k_hi, a stage at a time."""
+    for k in range(k_lo, k_hi, BLOCK_K):
+        mbarrier.wait(empty.index(index), phase)
+        bar = ready.index(index)
+        mbarrier.expect(bar, x_desc.block_type.nbytes + w_desc.block_type.nbytes)
+        if SWAP_AB:  # x_desc: the weight [N, K]; w_desc: the activations [M, K]
+            tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
+            tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
+        else:
+            tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
+            if W_KMAJOR:
+                tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
+            else:
+                tma.async_copy_global_to_shared(w_desc, [k, off_c], bar, w_bufs.index(index))
+        index, phase = _advance(index, phase, NUM_STAGES)
+    return index, phase
+
+
+@gluon.jit
 def _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
               TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
               W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
@@ -77,22 +102,63 @@ def _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE
     phase = gl.to_tensor(1)  # a fresh stage is free: the first wait on `empty` passes
     for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
         pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
-        off_r = pid_r * TILE_R
-        off_c = pid_c * TILE_C
-        for k in range(0, K, BLOCK_K):
-            mbarrier.wait(empty.index(index), phase)
-            bar = ready.index(index)
-            mbarrier.expect(bar, x_desc.block_type.nbytes + w_desc.block_type.nbytes)
-            if SWAP_AB:  # x_desc: the weight [N, K]; w_desc: the activations [M, K]
-                tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
-                tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
-            else:
-                tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
-                if W_KMAJOR:
-                    tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
-                else:
-                    tma.async_copy_global_to_shared(w_desc, [k, off_c], bar, w_bufs.index(index))
-            index, phase = _advance(index, phase, NUM_STAGES)
+        index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C, 0,
+                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, SWAP_AB)
+
+
+@gluon.jit
+def _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc_layout: gl.constexpr,
+                 TILE_R: gl.constexpr, TILE_C: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
+                 SWAP_AB: gl.constexpr):
+    """One tile's product over its K blocks k_begin to k_end (exclusive), as the stages land; every
+    stage it read is released. Zeros when the range is empty."""
+    acc = gl.zeros((TILE_R, TILE_C), dtype=gl.float32, layout=acc_layout)
+    for kk in range(k_begin, k_end):
+        mbarrier.wait(ready.index(index), phase)
+        if SWAP_AB or W_KMAJOR:
+            w_tile = w_bufs.index(index).permute((1, 0))  # [BLOCK_K, TILE_C] as wgmma's B
+        else:
+            w_tile = w_bufs.index(index)
+        acc = warpgroup_mma(x_bufs.index(index), w_tile, acc, is_async=True, use_acc=kk > k_begin)
+        # At most one wgmma in flight: the one before has read its stage, which is free again.
+        # The stage is derived from this one rather than carried in a second loop variable:
+        # Triton 3.6 compiled such a carried stage as loop-invariant, and the ring deadlocked
+        # on its second wrap.
+        acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc, ))
+        mbarrier.arrive(empty.index(_stage_before(index, NUM_STAGES)), count=1, pred=kk > k_begin)
+        index, phase = _advance(index, phase, NUM_STAGES)
+    acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
+    # The last stage is free; the producer is loading the next tile's meanwhile.
+    mbarrier.arrive(empty.index(_stage_before(index, NUM_STAGES)), count=1, pred=k_end > k_begin)
+    return acc, index, phase
+
+
+@gluon.jit
+def _store_tile(acc, dtype: gl.constexpr, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS,
+                acc_layout: gl.constexpr, TILE_R: gl.constexpr, TILE_C: gl.constexpr, SWAP_AB: gl.constexpr,
+                HAS_BIAS: gl.constexpr):
+    """Writes a finished fp32 tile to C (of `dtype`), with the bias added."""
+    if SWAP_AB:
+        # acc is C^T: rows index N (the weight's), columns index M (tokens). Few tokens: store
+        # straight from registers, each thread its own elements, masked at both edges.
+        rows_layout: gl.constexpr = gl.SliceLayout(1, acc_layout)
+        cols_layout: gl.constexpr = gl.SliceLayout(0, acc_layout)
+        n = off_r + gl.arange(0, TILE_R, layout=rows_layout)
+        m = off_c + gl.arange(0, TILE_C, layout=cols_layout)
+        if HAS_BIAS:
+            acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < ROWS, other=0.0).to(gl.float32), 1)
+        offsets = gl.expand_dims(m, 0) * stride_cm + gl.expand_dims(n, 1)
+        mask = (gl.expand_dims(n, 1) < ROWS) & (gl.expand_dims(m, 0) < COLS)
+        gl.store(c_ptr + offsets, acc.to(dtype), mask=mask)
+    else:
+        if HAS_BIAS:
+            cols_layout: gl.constexpr = gl.SliceLayout(0, acc_layout)
+            n = off_c + gl.arange(0, TILE_C, layout=cols_layout)
+            acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < COLS, other=0.0).to(gl.float32), 0)
+        tma.store_wait(pendings=0)  # the last tile's store has read c_smem
+        c_smem.store(acc.to(dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_r, off_c], c_smem)
 
 
 @gluon.jit
@@ -107,53 +173,18 @@ def _mma_loop(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, 
     tiles = num_pid_r * num_pid_c
     index = gl.to_tensor(0)
     phase = gl.to_tensor(0)
-    if not SWAP_AB:
+    if SWAP_AB:
+        c_smem = 0  # not used: a swapped tile is stored from registers
+    else:
         c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], nvmma_layout([TILE_R, TILE_C], dtype))
     for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
         pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
         off_r = pid_r * TILE_R
         off_c = pid_c * TILE_C
-        acc = gl.zeros((TILE_R, TILE_C), dtype=gl.float32, layout=acc_layout)
-        k_tiles = gl.cdiv(K, BLOCK_K)
-        for kk in range(k_tiles):
-            mbarrier.wait(ready.index(index), phase)
-            if SWAP_AB or W_KMAJOR:
-                w_tile = w_bufs.index(index).permute((1, 0))  # [BLOCK_K, TILE_C] as wgmma's B
-            else:
-                w_tile = w_bufs.index(index)
-            acc = warpgroup_mma(x_bufs.index(index), w_tile, acc, is_async=True, use_acc=kk > 0)
-            # At most one wgmma in flight: the one before has read its stage, which is free again.
-            # The stage is derived from this one rather than carried in a second loop variable:
-            # Triton 3.6 compiled such a carried stage as loop-invariant, and the ring deadlocked
-            # on its second wrap.
-            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc, ))
-            mbarrier.arrive(empty.index(_stage_before(index, NUM_STAGES)), count=1, pred=kk > 0)
-            index, phase = _advance(index, phase, NUM_STAGES)
-        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc, ))
-        # The last stage is free; the producer is loading the next tile's meanwhile.
-        mbarrier.arrive(empty.index(_stage_before(index, NUM_STAGES)), count=1, pred=k_tiles > 0)
-
-        if SWAP_AB:
-            # acc is C^T: rows index N (the weight's), columns index M (tokens). Few tokens: store
-            # straight from registers, each thread its own elements, masked at both edges.
-            rows_layout: gl.constexpr = gl.SliceLayout(1, acc_layout)
-            cols_layout: gl.constexpr = gl.SliceLayout(0, acc_layout)
-            n = off_r + gl.arange(0, TILE_R, layout=rows_layout)
-            m = off_c + gl.arange(0, TILE_C, layout=cols_layout)
-            if HAS_BIAS:
-                acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < ROWS, other=0.0).to(gl.float32), 1)
-            offsets = gl.expand_dims(m, 0) * stride_cm + gl.expand_dims(n, 1)
-            mask = (gl.expand_dims(n, 1) < ROWS) & (gl.expand_dims(m, 0) < COLS)
-            gl.store(c_ptr + offsets, acc.to(dtype), mask=mask)
-        else:
-            if HAS_BIAS:
-                cols_layout: gl.constexpr = gl.SliceLayout(0, acc_layout)
-                n = off_c + gl.arange(0, TILE_C, layout=cols_layout)
-                acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < COLS, other=0.0).to(gl.float32), 0)
-            tma.store_wait(pendings=0)  # the last tile's store has read c_smem
-            c_smem.store(acc.to(dtype))
-            fence_async_shared()
-            tma.async_copy_shared_to_global(c_desc, [off_r, off_c], c_smem)
+        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, gl.cdiv(K, BLOCK_K), index, phase,
+                                         acc_layout, TILE_R, TILE_C, NUM_STAGES, W_KMAJOR, SWAP_AB)
+        _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS, acc_layout,
+                    TILE_R, TILE_C, SWAP_AB, HAS_BIAS)
     if not SWAP_AB:
         tma.store_wait(pendings=0)
 
@@ -260,4 +291,145 @@ def matmul_ws_desc_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, ROWS, COLS, K
                      BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)),
         (_load_loop, (x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
                       NUM_STAGES, W_KMAJOR, SWAP_AB)),
+    ], [1], [40])
+
+
+# Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix
+# Multiplication on the GPU", 2023). A product of 128 to 512 rows makes one or two waves of tiles
+# of which the last leaves SMs idle (Qwen2.5-7B's qkv at 512 rows: 144 tiles of 128 x 128 on 132
+# SMs). Here whole waves still run one tile a program; the last partial wave, with the full wave
+# before it, is cut by K block into equal shares, one a program. A tile cut between programs is
+# finished by the program holding its first K blocks (the last thing that program does): every
+# later one writes its fp32 partial sum to its slot of `partial` and raises its flag, and the
+# first adds them in program order and stores the tile. A program hands over only its first
+# share, so a slot per program suffices; the finishing program lowers each flag it consumed, so
+# they are zero again when the kernel returns.
+
+
+def stream_k_programs(rows, cols, k, tile_r, tile_c, block_k, sms):
+    """matmul_stream_k_kernel's grid: a program per SM, or one per K block where there are fewer
+    (a program without a K block would only hand over zeros)."""
+    tiles = -(-rows // tile_r) * -(-cols // tile_c)
+    return max(1, min(sms, tiles * -(-k // block_k)))
+
+
+@gluon.jit
+def _stream_k_split(tiles, k_tiles, programs):
+    """(tiles run whole, K blocks shared out): no sharing when the tiles fill whole waves; else the
+    last partial wave and the full wave before it, or every tile when there are fewer than programs."""
+    rest = tiles % programs
+    shared = gl.where(rest == 0, 0, gl.where(tiles > programs, rest + programs, tiles))
+    return tiles - shared, shared * k_tiles
+
+
+@gluon.jit
+def _share_start(program, blocks, programs):
+    """The first shared K block of `program`; its share ends where the next program's starts."""
+    return (program.to(gl.int64) * blocks // programs).to(gl.int32)
+
+
+@gluon.jit
+def _stream_k_producer(x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K,
+                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                       NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr):
+    x_desc, w_desc = _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R, TILE_C, BLOCK_K,
+                                          W_KMAJOR, False)
+    num_pid_r = gl.cdiv(ROWS, TILE_R)
+    num_pid_c = gl.cdiv(COLS, TILE_C)
+    k_tiles = gl.cdiv(K, BLOCK_K)
+    programs = gl.num_programs(0)
+    pid = gl.program_id(0)
+    whole, blocks = _stream_k_split(num_pid_r * num_pid_c, k_tiles, programs)
+    index = gl.to_tensor(0)
+    phase = gl.to_tensor(1)  # a fresh stage is free: the first wait on `empty` passes
+    for t in range(pid, whole, programs):
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C, 0,
+                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, False)
+    begin = _share_start(pid, blocks, programs)
+    end = _share_start(pid + 1, blocks, programs)
+    for s in range(begin // k_tiles, gl.cdiv(end, k_tiles)):
+        first = s * k_tiles
+        k_begin = gl.maximum(begin - first, 0)
+        k_end = gl.minimum(end - first, k_tiles)
+        pid_r, pid_c = _tile_of(whole + s, num_pid_r, num_pid_c, GROUP_M)
+        index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C,
+                                     k_begin * BLOCK_K, k_end * BLOCK_K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR,
+                                     False)
+
+
+@gluon.jit
+def _stream_k_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_ptr, flags_ptr, stride_c, ROWS, COLS, K,
+                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                       NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, HAS_BIAS: gl.constexpr,
+                       num_warps: gl.constexpr):
+    dtype: gl.constexpr = x_bufs.dtype
+    acc_layout: gl.constexpr = wgmma_layout(TILE_R, TILE_C, num_warps, dtype.primitive_bitwidth)
+    c_desc = tma.make_tensor_descriptor(c_ptr, [ROWS, COLS], [stride_c, 1], [TILE_R, TILE_C],
+                                        nvmma_layout([TILE_R, TILE_C], dtype))
+    c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], nvmma_layout([TILE_R, TILE_C], dtype))
+    rows = gl.arange(0, TILE_R, layout=gl.SliceLayout(1, acc_layout))
+    cols = gl.arange(0, TILE_C, layout=gl.SliceLayout(0, acc_layout))
+    in_slot = gl.expand_dims(rows, 1) * TILE_C + gl.expand_dims(cols, 0)
+    num_pid_r = gl.cdiv(ROWS, TILE_R)
+    num_pid_c = gl.cdiv(COLS, TILE_C)
+    k_tiles = gl.cdiv(K, BLOCK_K)
+    programs = gl.num_programs(0)
+    pid = gl.program_id(0)
+    whole, blocks = _stream_k_split(num_pid_r * num_pid_c, k_tiles, programs)
+    index = gl.to_tensor(0)
+    phase = gl.to_tensor(0)
+    for t in range(pid, whole, programs):
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, TILE_R,
+                                         TILE_C, NUM_STAGES, W_KMAJOR, False)
+        _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_c, pid_r * TILE_R, pid_c * TILE_C, ROWS, COLS,
+                    acc_layout, TILE_R, TILE_C, False, HAS_BIAS)
+    begin = _share_start(pid, blocks, programs)
+    end = _share_start(pid + 1, blocks, programs)
+    for s in range(begin // k_tiles, gl.cdiv(end, k_tiles)):
+        first = s * k_tiles
+        k_begin = gl.maximum(begin - first, 0)
+        k_end = gl.minimum(end - first, k_tiles)
+        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc_layout,
+                                         TILE_R, TILE_C, NUM_STAGES, W_KMAJOR, False)
+        if k_begin > 0:
+            # The rest of a tile an earlier program began (this program's first share): hand it over.
+            gl.store(partial_ptr + pid * (TILE_R * TILE_C) + in_slot, acc)
+            gl.thread_barrier()  # every warp's part is written before the flag is raised
+            gl.atomic_xchg(flags_ptr + pid, 1, sem="release", scope="gpu")
+        else:
+            # This program began the tile: add what the programs after it computed of it, if any
+            # (their shares start inside it), then store it.
+            helper = pid + 1
+            while _share_start(helper, blocks, programs) < first + k_tiles:
+                while gl.atomic_add(flags_ptr + helper, 0, sem="acquire", scope="gpu") == 0:
+                    pass
+                # .cg: from L2, where the helper's stores are, never a line this SM kept.
+                acc += gl.load(partial_ptr + helper * (TILE_R * TILE_C) + in_slot, cache_modifier=".cg")
+                gl.atomic_xchg(flags_ptr + helper, 0, sem="relaxed", scope="gpu")
+                helper += 1
+            pid_r, pid_c = _tile_of(whole + s, num_pid_r, num_pid_c, GROUP_M)
+            _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_c, pid_r * TILE_R, pid_c * TILE_C, ROWS,
+                        COLS, acc_layout, TILE_R, TILE_C, False, HAS_BIAS)
+    tma.store_wait(pendings=0)
+
+
+@gluon.jit
+def matmul_stream_k_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, partial_ptr, flags_ptr, ROWS, COLS, K, stride_x, stride_w,
+                           stride_c, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr,
+                           GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
+                           HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
+    """matmul_ws_kernel's product (not swapped: x is A [M, K], w the weight) with the last waves
+    in stream-K. partial_ptr: fp32 scratch of (programs, TILE_R, TILE_C); flags_ptr: one int32 a
+    program, zero before the launch (and zero after it). K must be at least 1. A program may wait
+    for later ones: launch at most one program per SM, with no other kernel holding SMs for good,
+    and never two launches on one scratch at once."""
+    x_bufs, w_bufs, ready, empty = _ring(x_ptr.dtype.element_ty, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, W_KMAJOR, False,
+                                         num_warps)
+    gl.warp_specialize([
+        (_stream_k_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_ptr, flags_ptr, stride_c, ROWS,
+                              COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, num_warps)),
+        (_stream_k_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R,
+                              TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR)),
     ], [1], [40])

@@ -81,6 +81,9 @@ for swap_ab, w_kmajor in ((False, True), (False, False), (True, True)):
     info = test_gluon.launch_gemm(a, w, torch.empty(256, 384, dtype=torch.bfloat16), w_kmajor, swap_ab=swap_ab,
                                   warmup=True)
     out[f"{swap_ab} {w_kmajor}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
+a, w = torch.empty(256, 512, dtype=torch.bfloat16), torch.empty(384, 512, dtype=torch.bfloat16)
+info = test_gluon.launch_stream_k(a, w, torch.empty(256, 384, dtype=torch.bfloat16), True, warmup=True)
+out["stream-K"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
 print(json.dumps(out))
 """
 
@@ -98,6 +101,10 @@ def test_the_hopper_gemm_compiles_to_wgmma_tma_and_warp_specialization(tmp_path)
         assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx and "setmaxnreg" in ptx, case
         assert "tensormap" in ptx, case  # the descriptors are made on the device
         assert info["num_warps"] > 4, (case, info["num_warps"])  # with the producer's warp, rounded up
+    # Stream-K hands partial tiles over: a release by the helper, an acquire by the finisher, and
+    # partial sums read past L1.
+    ptx = json.loads(result.stdout.strip().splitlines()[-1])["stream-K"]["ptx"]
+    assert "atom.global.gpu.release.exch" in ptx and "ld.global.gpu.acquire" in ptx and "ld.global.cg" in ptx
 
 
 def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton_itself=False):
@@ -123,6 +130,83 @@ def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton
     if triton_itself:
         return matmul_gluon.matmul_ws_kernel[grid](*args, **meta)
     return triton_jit.jit(matmul_gluon.matmul_ws_kernel)[grid](*args, **meta)
+
+
+class StreamKScratch:
+    """matmul_stream_k_kernel's scratch for `programs` programs of TILE_R x TILE_C tiles."""
+
+    def __init__(self, programs, tile_r, tile_c, device):
+        self.partial = torch.empty(programs, tile_r, tile_c, device=device, dtype=torch.float32)
+        self.flags = torch.zeros(programs, device=device, dtype=torch.int32)
+
+
+def launch_stream_k(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64, 4, 4), programs=None, scratch=None,
+                    warmup=False, triton_itself=False):
+    """C = A @ W (W [N, K] when w_kmajor, else [K, N]) through matmul_stream_k_kernel; returns
+    the scratch it used (or warmup's information)."""
+    M, K = a.shape
+    N = w.shape[0] if w_kmajor else w.shape[1]
+    tile_r, tile_c, block_k, stages, warps = tile
+    if programs is None:
+        sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
+        programs = matmul_gluon.stream_k_programs(M, N, K, tile_r, tile_c, block_k, sms)
+    scratch = scratch or StreamKScratch(programs, tile_r, tile_c, a.device)
+    args = (a, w, c, bias, scratch.partial, scratch.flags, M, N, K, a.stride(0), w.stride(0), c.stride(0))
+    meta = dict(TILE_R=tile_r, TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=stages, W_KMAJOR=w_kmajor,
+                HAS_BIAS=bias is not None, num_warps=warps)
+    if warmup:
+        return triton_jit.jit(matmul_gluon.matmul_stream_k_kernel).warmup(*args, grid=(programs, ), **meta)
+    if triton_itself:
+        matmul_gluon.matmul_stream_k_kernel[(programs, )](*args, **meta)
+    else:
+        triton_jit.jit(matmul_gluon.matmul_stream_k_kernel)[(programs, )](*args, **meta)
+    return scratch
+
+
+# (M, N, K, tile, programs): every tile shared (a partial second wave; fewer tiles than SMs, up
+# to five programs a tile), whole waves before the shared ones, one K block a program (three a
+# tile), whole waves only, ragged edges with a bias, and 8 warps on 128 x 256 tiles.
+STREAM_K_CASES = [
+    (512, 4608, 3584, (128, 128, 64, 4, 4), None),
+    (128, 4096, 4096, (128, 128, 64, 4, 4), None),
+    (2048, 4096, 512, (128, 128, 64, 4, 4), None),
+    (256, 1024, 192, (128, 128, 64, 4, 4), None),
+    (256, 4224, 64, (128, 128, 64, 4, 4), None),
+    (1000, 1000, 2000, (64, 128, 64, 6, 4), 37),
+    (384, 6144, 4096, (128, 256, 64, 3, 8), None),
+]
+
+
+@requires_gpu
+@pytest.mark.parametrize("w_kmajor", [True, False], ids=["kmajor", "nmajor"])
+@pytest.mark.parametrize("M, N, K, tile, programs", STREAM_K_CASES,
+                         ids=[f"{m}x{n}x{k}-{t[0]}x{t[1]}" for m, n, k, t, _ in STREAM_K_CASES])
+def test_the_stream_k_gemm_matches_torch_and_leaves_its_flags_down(M, N, K, tile, programs, w_kmajor):
+    if torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon GEMM is Hopper's")
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    torch.manual_seed(M + N + K)
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16) / K**0.5
+    bias = torch.randn(N, device="cuda", dtype=torch.bfloat16) if M == 1000 else None
+    weight = w if w_kmajor else w.t().contiguous()
+    reference = a.double() @ w.double().t() + (bias.double() if bias is not None else 0)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    scratch = launch_stream_k(a, weight, c, w_kmajor, bias=bias, tile=tile, programs=programs)
+    torch.cuda.synchronize()
+    error = ((c.double() - reference).norm() / reference.norm()).item()
+    assert error < 1e-2, error
+    assert int(scratch.flags.count_nonzero()) == 0  # the next launch may use the same scratch
+    # Again on the same scratch, and through Triton's own launch: the partial sums are added in a
+    # fixed order, so the bits are the same.
+    again = torch.full_like(c, float("nan"))
+    launch_stream_k(a, weight, again, w_kmajor, bias=bias, tile=tile, programs=programs, scratch=scratch)
+    theirs = torch.full_like(c, float("nan"))
+    launch_stream_k(a, weight, theirs, w_kmajor, bias=bias, tile=tile, programs=programs, scratch=scratch,
+                    triton_itself=True)
+    torch.cuda.synchronize()
+    assert torch.equal(c, again) and torch.equal(c, theirs)
+    assert int(scratch.flags.count_nonzero()) == 0
 
 
 @requires_gpu
