@@ -8,7 +8,7 @@ configurations is kept and named. Prints a table; with --out DIR also writes gem
 as gemm.json and, where matplotlib is installed, gemm.png (TFLOP/s against M, ours beside cuBLAS).
 --plot redraws the PNG from a gemm.json on a machine without a GPU.
 
-    python benchmarks/gluon_gemm.py [--quick] [--out DIR]
+    python benchmarks/gluon_gemm.py [--quick] [--tokens 128,256,512] [--no-stream-k] [--out DIR]
     python benchmarks/gluon_gemm.py --plot DIR/gemm.json
 """
 import argparse
@@ -107,6 +107,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="Llama-3-8B only, M = 1, 128, 2048")
     parser.add_argument("--out", default=None)
     parser.add_argument("--no-stream-k", action="store_true", help="leave matmul_stream_k_kernel out")
+    parser.add_argument("--tokens", default=None, help="comma-separated M values (both models unless --quick)")
     parser.add_argument("--plot", metavar="GEMM_JSON", help="draw gemm.png beside a gemm.json and exit")
     options = parser.parse_args()
     if options.plot:
@@ -118,6 +119,8 @@ def main():
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     linears = {k: v for k, v in LINEARS.items() if not options.quick or k.startswith("llama")}
     tokens = [1, 128, 2048] if options.quick else TOKENS
+    if options.tokens:
+        tokens = [int(m) for m in options.tokens.split(",")]
     rows = []
     for name, (N, K) in linears.items():
         copies = max(1, min(8, (200 << 20) // (N * K * 2)))  # enough weight to leave L2 behind
