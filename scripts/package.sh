@@ -3,8 +3,10 @@
 # and the libtorch parts into dist/, then runs lintian on the .deb files. The project is compiled
 # once: the Debian build's tree, installed again with the RPM's layout (lib64), stages the RPMs
 # (rpmbuild --define staged_dir; the spec builds from source when it is not given).
-# TRITON_JIT_REPRODUCIBLE=1 builds the Debian packages a second time, from another directory and
-# without ccache, and checks that every .deb is byte for byte the same. Installs its tools with
+# TRITON_JIT_REPRODUCIBLE=1 builds the Debian packages a second time, from another directory, and
+# checks that every .deb is byte for byte the same. Both builds go through ccache, whose keys hold
+# each build's own paths: a unit is compiled afresh by both whenever it changes, and one that did
+# not change reuses objects that two compiles made and this check compared when it last did. Installs its tools with
 # apt-get when missing. libtorch comes from the project's Python environment (pip's torch), as
 # Debian has none.
 # The Debian build runs in one directory of the machine's cache (scripts/lib/caches.sh), the same
@@ -65,11 +67,11 @@ echo "== Debian packages" >&2
 debian_build "$src" "$dist/dpkg-buildpackage.log"
 cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$dist"/
 if [ "${TRITON_JIT_REPRODUCIBLE:-0}" = 1 ]; then
-  echo "== Debian packages again, from another directory, every unit compiled (no ccache)" >&2
+  echo "== Debian packages again, from another directory (its own ccache keys)" >&2
   again="$work/again/elsewhere"
   mkdir -p "$again/triton-jit-$version"
   tar -x -C "$again" -f "$dist/triton-jit-$version.tar.gz"
-  CCACHE_DISABLE=1 debian_build "$again/triton-jit-$version" "$dist/dpkg-buildpackage-again.log"
+  debian_build "$again/triton-jit-$version" "$dist/dpkg-buildpackage-again.log"
   : > "$dist/reproducible.txt"
   for deb in "$dist"/*.deb; do
     if cmp -s "$deb" "$again/$(basename "$deb")"; then

@@ -5,7 +5,7 @@
 # ccache, when installed, is every build's compiler launcher: base_dir is the clone, so that the
 # same sources compile to the same hits from any clone, and the working directory is not hashed
 # (debug information then names the directory of the first compile, which no check reads).
-# CCACHE_DISABLE=1 turns it off, as the packaging's reproducibility build does.
+# CCACHE_DISABLE=1 turns it off.
 # Expects $root (the clone).
 
 TRITON_JIT_CI_CACHE=${TRITON_JIT_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/triton_jit-ci}
