@@ -91,19 +91,28 @@ def _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, off_r, off_c, k_
 
 
 @gluon.jit
+def _load_whole_tiles(x_desc, w_desc, x_bufs, w_bufs, ready, empty, tiles, num_pid_r, num_pid_c, K, index, phase,
+                      TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                      NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+    """Loads all of K for this program's tiles among the first `tiles`, one tile a program a turn."""
+    for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C, 0,
+                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, SWAP_AB)
+    return index, phase
+
+
+@gluon.jit
 def _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
               TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
               W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
     # Tiles are [TILE_R, TILE_C] of the accumulator: rows of A (or of the weight when SWAP_AB).
     num_pid_r = gl.cdiv(ROWS, TILE_R)
     num_pid_c = gl.cdiv(COLS, TILE_C)
-    tiles = num_pid_r * num_pid_c
     index = gl.to_tensor(0)
     phase = gl.to_tensor(1)  # a fresh stage is free: the first wait on `empty` passes
-    for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
-        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
-        index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C, 0,
-                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, SWAP_AB)
+    _load_whole_tiles(x_desc, w_desc, x_bufs, w_bufs, ready, empty, num_pid_r * num_pid_c, num_pid_r, num_pid_c, K,
+                      index, phase, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB)
 
 
 @gluon.jit
@@ -162,6 +171,24 @@ def _store_tile(acc, dtype: gl.constexpr, c_desc, c_smem, c_ptr, bias_ptr, strid
 
 
 @gluon.jit
+def _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, tiles, num_pid_r,
+                     num_pid_c, ROWS, COLS, k_tiles, index, phase, acc_layout: gl.constexpr, TILE_R: gl.constexpr,
+                     TILE_C: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
+                     SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr):
+    """Multiplies and stores this program's tiles among the first `tiles`, as _load_whole_tiles loads them."""
+    dtype: gl.constexpr = x_bufs.dtype
+    for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        off_r = pid_r * TILE_R
+        off_c = pid_c * TILE_C
+        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, TILE_R,
+                                         TILE_C, NUM_STAGES, W_KMAJOR, SWAP_AB)
+        _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS, acc_layout,
+                    TILE_R, TILE_C, SWAP_AB, HAS_BIAS)
+    return index, phase
+
+
+@gluon.jit
 def _mma_loop(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, ROWS, COLS, K,
               TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
               NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr,
@@ -170,21 +197,15 @@ def _mma_loop(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, 
     acc_layout: gl.constexpr = wgmma_layout(TILE_R, TILE_C, num_warps, dtype.primitive_bitwidth)
     num_pid_r = gl.cdiv(ROWS, TILE_R)
     num_pid_c = gl.cdiv(COLS, TILE_C)
-    tiles = num_pid_r * num_pid_c
     index = gl.to_tensor(0)
     phase = gl.to_tensor(0)
     if SWAP_AB:
         c_smem = 0  # not used: a swapped tile is stored from registers
     else:
         c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], nvmma_layout([TILE_R, TILE_C], dtype))
-    for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
-        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
-        off_r = pid_r * TILE_R
-        off_c = pid_c * TILE_C
-        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, gl.cdiv(K, BLOCK_K), index, phase,
-                                         acc_layout, TILE_R, TILE_C, NUM_STAGES, W_KMAJOR, SWAP_AB)
-        _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS, acc_layout,
-                    TILE_R, TILE_C, SWAP_AB, HAS_BIAS)
+    _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_ptr, stride_cm,
+                     num_pid_r * num_pid_c, num_pid_r, num_pid_c, ROWS, COLS, gl.cdiv(K, BLOCK_K), index, phase,
+                     acc_layout, TILE_R, TILE_C, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS)
     if not SWAP_AB:
         tma.store_wait(pendings=0)
 
@@ -329,29 +350,39 @@ def _share_start(program, blocks, programs):
 
 
 @gluon.jit
-def _stream_k_producer(x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K,
-                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
-                       NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr):
-    x_desc, w_desc = _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R, TILE_C, BLOCK_K,
-                                          W_KMAJOR, False)
+def _stream_k_plan(ROWS, COLS, K, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr):
+    """What both partitions of a program walk: (tile rows, tile columns, K blocks a tile, tiles run
+    whole, shared K blocks, this program's first shared block, the block its share ends before)."""
     num_pid_r = gl.cdiv(ROWS, TILE_R)
     num_pid_c = gl.cdiv(COLS, TILE_C)
     k_tiles = gl.cdiv(K, BLOCK_K)
     programs = gl.num_programs(0)
     pid = gl.program_id(0)
     whole, blocks = _stream_k_split(num_pid_r * num_pid_c, k_tiles, programs)
+    return (num_pid_r, num_pid_c, k_tiles, whole, blocks, _share_start(pid, blocks, programs),
+            _share_start(pid + 1, blocks, programs))
+
+
+@gluon.jit
+def _share_part(s, begin, end, k_tiles):
+    """(first K block of shared tile s, the first and the end of its blocks in this program's share)."""
+    first = s * k_tiles
+    return first, gl.maximum(begin - first, 0), gl.minimum(end - first, k_tiles)
+
+
+@gluon.jit
+def _stream_k_producer(x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K,
+                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                       NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr):
+    x_desc, w_desc = _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R, TILE_C, BLOCK_K,
+                                          W_KMAJOR, False)
+    num_pid_r, num_pid_c, k_tiles, whole, blocks, begin, end = _stream_k_plan(ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K)
     index = gl.to_tensor(0)
     phase = gl.to_tensor(1)  # a fresh stage is free: the first wait on `empty` passes
-    for t in range(pid, whole, programs):
-        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
-        index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C, 0,
-                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, False)
-    begin = _share_start(pid, blocks, programs)
-    end = _share_start(pid + 1, blocks, programs)
+    index, phase = _load_whole_tiles(x_desc, w_desc, x_bufs, w_bufs, ready, empty, whole, num_pid_r, num_pid_c, K,
+                                     index, phase, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, False)
     for s in range(begin // k_tiles, gl.cdiv(end, k_tiles)):
-        first = s * k_tiles
-        k_begin = gl.maximum(begin - first, 0)
-        k_end = gl.minimum(end - first, k_tiles)
+        first, k_begin, k_end = _share_part(s, begin, end, k_tiles)
         pid_r, pid_c = _tile_of(whole + s, num_pid_r, num_pid_c, GROUP_M)
         index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C,
                                      k_begin * BLOCK_K, k_end * BLOCK_K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR,
@@ -371,26 +402,16 @@ def _stream_k_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_pt
     rows = gl.arange(0, TILE_R, layout=gl.SliceLayout(1, acc_layout))
     cols = gl.arange(0, TILE_C, layout=gl.SliceLayout(0, acc_layout))
     in_slot = gl.expand_dims(rows, 1) * TILE_C + gl.expand_dims(cols, 0)
-    num_pid_r = gl.cdiv(ROWS, TILE_R)
-    num_pid_c = gl.cdiv(COLS, TILE_C)
-    k_tiles = gl.cdiv(K, BLOCK_K)
+    num_pid_r, num_pid_c, k_tiles, whole, blocks, begin, end = _stream_k_plan(ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K)
     programs = gl.num_programs(0)
     pid = gl.program_id(0)
-    whole, blocks = _stream_k_split(num_pid_r * num_pid_c, k_tiles, programs)
     index = gl.to_tensor(0)
     phase = gl.to_tensor(0)
-    for t in range(pid, whole, programs):
-        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
-        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, TILE_R,
-                                         TILE_C, NUM_STAGES, W_KMAJOR, False)
-        _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_c, pid_r * TILE_R, pid_c * TILE_C, ROWS, COLS,
-                    acc_layout, TILE_R, TILE_C, False, HAS_BIAS)
-    begin = _share_start(pid, blocks, programs)
-    end = _share_start(pid + 1, blocks, programs)
+    index, phase = _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_ptr, stride_c, whole,
+                                    num_pid_r, num_pid_c, ROWS, COLS, k_tiles, index, phase, acc_layout, TILE_R, TILE_C,
+                                    GROUP_M, NUM_STAGES, W_KMAJOR, False, HAS_BIAS)
     for s in range(begin // k_tiles, gl.cdiv(end, k_tiles)):
-        first = s * k_tiles
-        k_begin = gl.maximum(begin - first, 0)
-        k_end = gl.minimum(end - first, k_tiles)
+        first, k_begin, k_end = _share_part(s, begin, end, k_tiles)
         acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc_layout,
                                          TILE_R, TILE_C, NUM_STAGES, W_KMAJOR, False)
         if k_begin > 0:
