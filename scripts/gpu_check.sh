@@ -234,8 +234,8 @@ fi
 
 if want gluon; then
   stage "Gluon kernels: their tests, the GEMM against cuBLAS, attention against SDPA, memcheck of the launches"
-  # Stream-K first and on a short leash: its programs wait for one another, so a fault there hangs
-  # rather than fails; the table then leaves it out.
+  # Stream-K first and on a short leash: a fault in its count of a cut tile's pieces could leave
+  # the tile unwritten or the GPU waiting; the table then leaves it out.
   TRITON_JIT_BUILD_DIR="$build" timeout 240 "$TRITON_JIT_PYTHON" -m pytest -q -rs -p no:cacheprovider \
     "$root/tests/python/test_gluon.py" -k stream_k 2>&1 | tee "$out/gluon-stream-k-tests.txt" | tail -n 5
   stream_k_ok=${PIPESTATUS[0]}

@@ -20,7 +20,7 @@ spent on padding rows; the tile is written back transposed.
 
 matmul_stream_k_kernel is the same program for products whose tiles leave the last wave partly
 empty (128 to 512 rows): that wave's K blocks are shared out evenly between the programs, and a
-tile cut between programs is summed by the one that began it (see "Stream-K" below).
+tile cut between programs is summed by the one that adds its last piece (see "Stream-K" below).
 
 The tensor maps are made on the device from pointers, sizes and strides (their shared-memory
 layouts are the kernel's to choose), so a C++ caller passes what it passes to any kernel. Needs a
@@ -320,16 +320,17 @@ def matmul_ws_desc_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, ROWS, COLS, K
 # of which the last leaves SMs idle (Qwen2.5-7B's qkv at 512 rows: 144 tiles of 128 x 128 on 132
 # SMs). Here whole waves still run one tile a program; the last partial wave, with the full wave
 # before it, is cut by K block into equal shares, one a program. A tile cut between programs is
-# finished by the program holding its first K blocks (the last thing that program does): every
-# later one writes its fp32 partial sum to its slot of `partial` and raises its flag, and the
-# first adds them in program order and stores the tile. A program hands over only its first
-# share, so a slot per program suffices; the finishing program lowers each flag it consumed, so
-# they are zero again when the kernel returns.
+# finished by whichever program adds the last piece of it: every piece is written in fp32 to its
+# program's slot of `partial`, then its K blocks are added to the tile's counter; the program that
+# brings the counter to the tile's K blocks sums the pieces in program order (the same bits
+# whoever is last), stores the tile and sets the counter back to zero. No program waits for
+# another, so the programs need not all be resident at once. A program's share begins at most one
+# piece inside a tile and ends at most one piece short of a tile's end: two slots a program.
 
 
 def stream_k_programs(rows, cols, k, tile_r, tile_c, block_k, sms):
-    """matmul_stream_k_kernel's grid: a program per SM, or one per K block where there are fewer
-    (a program without a K block would only hand over zeros)."""
+    """matmul_stream_k_kernel's grid: a program per SM, or one per K block where there are fewer,
+    so that every program's share holds at least one K block."""
     tiles = -(-rows // tile_r) * -(-cols // tile_c)
     return max(1, min(sms, tiles * -(-k // block_k)))
 
@@ -390,8 +391,28 @@ def _stream_k_producer(x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, 
 
 
 @gluon.jit
-def _stream_k_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_ptr, flags_ptr, stride_c, ROWS, COLS, K,
-                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+def _sum_pieces(partial_ptr, in_slot, first, k_tiles, blocks, programs, pid, acc_layout: gl.constexpr,
+                TILE_R: gl.constexpr, TILE_C: gl.constexpr):
+    """A cut tile (its K blocks from `first`) as the sum of its pieces in program order: from the
+    program whose share holds `first` (its slot 1: a share's end) on through every program whose
+    share starts inside the tile (slot 0: a share's beginning)."""
+    q = pid
+    while _share_start(q, blocks, programs) > first:
+        q -= 1
+    acc = gl.zeros((TILE_R, TILE_C), dtype=gl.float32, layout=acc_layout)
+    start = _share_start(q, blocks, programs)
+    while start < first + k_tiles:
+        slot = gl.where(start > first, 0, 1)
+        # .cg: from L2, where the other programs' pieces are, never a line this SM kept.
+        acc += gl.load(partial_ptr + (q * 2 + slot) * (TILE_R * TILE_C) + in_slot, cache_modifier=".cg")
+        q += 1
+        start = _share_start(q, blocks, programs)
+    return acc
+
+
+@gluon.jit
+def _stream_k_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_ptr, counts_ptr, stride_c, ROWS, COLS,
+                       K, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
                        NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, HAS_BIAS: gl.constexpr,
                        num_warps: gl.constexpr):
     dtype: gl.constexpr = x_bufs.dtype
@@ -414,22 +435,18 @@ def _stream_k_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_pt
         first, k_begin, k_end = _share_part(s, begin, end, k_tiles)
         acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc_layout,
                                          TILE_R, TILE_C, NUM_STAGES, W_KMAJOR, False)
-        if k_begin > 0:
-            # The rest of a tile an earlier program began (this program's first share): hand it over.
-            gl.store(partial_ptr + pid * (TILE_R * TILE_C) + in_slot, acc)
-            gl.thread_barrier()  # every warp's part is written before the flag is raised
-            gl.atomic_xchg(flags_ptr + pid, 1, sem="release", scope="gpu")
-        else:
-            # This program began the tile: add what the programs after it computed of it, if any
-            # (their shares start inside it), then store it.
-            helper = pid + 1
-            while _share_start(helper, blocks, programs) < first + k_tiles:
-                while gl.atomic_add(flags_ptr + helper, 0, sem="acquire", scope="gpu") == 0:
-                    pass
-                # .cg: from L2, where the helper's stores are, never a line this SM kept.
-                acc += gl.load(partial_ptr + helper * (TILE_R * TILE_C) + in_slot, cache_modifier=".cg")
-                gl.atomic_xchg(flags_ptr + helper, 0, sem="relaxed", scope="gpu")
-                helper += 1
+        finished = k_end - k_begin == k_tiles
+        if (not finished) and (k_end > k_begin):  # an empty share (more programs than blocks) adds nothing
+            slot = gl.where(begin > first, 0, 1)  # this share began inside the tile, or ends in it
+            gl.store(partial_ptr + (pid * 2 + slot) * (TILE_R * TILE_C) + in_slot, acc)
+            gl.thread_barrier()  # every warp's part is written before the count says so
+            done = gl.atomic_add(counts_ptr + s, k_end - k_begin, sem="acq_rel", scope="gpu") + (k_end - k_begin)
+            finished = done == k_tiles
+            if finished:
+                acc = _sum_pieces(partial_ptr, in_slot, first, k_tiles, blocks, programs, pid, acc_layout, TILE_R,
+                                  TILE_C)
+                gl.atomic_xchg(counts_ptr + s, 0, sem="relaxed", scope="gpu")  # for the next launch
+        if finished:
             pid_r, pid_c = _tile_of(whole + s, num_pid_r, num_pid_c, GROUP_M)
             _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_c, pid_r * TILE_R, pid_c * TILE_C, ROWS,
                         COLS, acc_layout, TILE_R, TILE_C, False, HAS_BIAS)
@@ -437,19 +454,18 @@ def _stream_k_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_pt
 
 
 @gluon.jit
-def matmul_stream_k_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, partial_ptr, flags_ptr, ROWS, COLS, K, stride_x, stride_w,
+def matmul_stream_k_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, partial_ptr, counts_ptr, ROWS, COLS, K, stride_x, stride_w,
                            stride_c, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr,
                            GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
                            HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
     """matmul_ws_kernel's product (not swapped: x is A [M, K], w the weight) with the last waves
-    in stream-K. partial_ptr: fp32 scratch of (programs, TILE_R, TILE_C); flags_ptr: one int32 a
-    program, zero before the launch (and zero after it). K must be at least 1. A program may wait
-    for later ones: launch at most one program per SM, with no other kernel holding SMs for good,
-    and never two launches on one scratch at once."""
+    in stream-K, over a grid of stream_k_programs(). partial_ptr: fp32 scratch of (programs, 2,
+    TILE_R, TILE_C); counts_ptr: 2 x programs int32 zeros, zero again when the kernel returns.
+    Two launches at once must not share a scratch. K must be at least 1."""
     x_bufs, w_bufs, ready, empty = _ring(x_ptr.dtype.element_ty, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, W_KMAJOR, False,
                                          num_warps)
     gl.warp_specialize([
-        (_stream_k_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_ptr, flags_ptr, stride_c, ROWS,
+        (_stream_k_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, partial_ptr, counts_ptr, stride_c, ROWS,
                               COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, num_warps)),
         (_stream_k_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R,
                               TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR)),

@@ -101,10 +101,9 @@ def test_the_hopper_gemm_compiles_to_wgmma_tma_and_warp_specialization(tmp_path)
         assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx and "setmaxnreg" in ptx, case
         assert "tensormap" in ptx, case  # the descriptors are made on the device
         assert info["num_warps"] > 4, (case, info["num_warps"])  # with the producer's warp, rounded up
-    # Stream-K hands partial tiles over: a release by the helper, an acquire by the finisher, and
-    # partial sums read past L1.
+    # Stream-K counts a cut tile's pieces with an acquire-release add and reads them past L1.
     ptx = json.loads(result.stdout.strip().splitlines()[-1])["stream-K"]["ptx"]
-    assert "atom.global.gpu.release.exch" in ptx and "ld.global.gpu.acquire" in ptx and "ld.global.cg" in ptx
+    assert "atom.global.gpu.acq_rel.add" in ptx and "ld.global.cg" in ptx
 
 
 def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton_itself=False):
@@ -136,8 +135,8 @@ class StreamKScratch:
     """matmul_stream_k_kernel's scratch for `programs` programs of TILE_R x TILE_C tiles."""
 
     def __init__(self, programs, tile_r, tile_c, device):
-        self.partial = torch.empty(programs, tile_r, tile_c, device=device, dtype=torch.float32)
-        self.flags = torch.zeros(programs, device=device, dtype=torch.int32)
+        self.partial = torch.empty(programs, 2, tile_r, tile_c, device=device, dtype=torch.float32)
+        self.counts = torch.zeros(2 * programs, device=device, dtype=torch.int32)
 
 
 def launch_stream_k(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64, 4, 4), programs=None, scratch=None,
@@ -151,7 +150,7 @@ def launch_stream_k(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64, 4, 4), pro
         sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
         programs = matmul_gluon.stream_k_programs(M, N, K, tile_r, tile_c, block_k, sms)
     scratch = scratch or StreamKScratch(programs, tile_r, tile_c, a.device)
-    args = (a, w, c, bias, scratch.partial, scratch.flags, M, N, K, a.stride(0), w.stride(0), c.stride(0))
+    args = (a, w, c, bias, scratch.partial, scratch.counts, M, N, K, a.stride(0), w.stride(0), c.stride(0))
     meta = dict(TILE_R=tile_r, TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=stages, W_KMAJOR=w_kmajor,
                 HAS_BIAS=bias is not None, num_warps=warps)
     if warmup:
@@ -163,9 +162,9 @@ def launch_stream_k(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64, 4, 4), pro
     return scratch
 
 
-# (M, N, K, tile, programs): every tile shared (a partial second wave; fewer tiles than SMs, up
-# to five programs a tile), whole waves before the shared ones, one K block a program (three a
-# tile), whole waves only, ragged edges with a bias, and 8 warps on 128 x 256 tiles.
+# (M, N, K, tile, programs): every tile cut (a partial second wave; fewer tiles than SMs, up to
+# five programs a tile), whole waves before the cut ones, one K block a program (three a tile),
+# whole waves only, ragged edges with a bias, and 8 warps on 128 x 256 tiles.
 STREAM_K_CASES = [
     (512, 4608, 3584, (128, 128, 64, 4, 4), None),
     (128, 4096, 4096, (128, 128, 64, 4, 4), None),
@@ -181,7 +180,7 @@ STREAM_K_CASES = [
 @pytest.mark.parametrize("w_kmajor", [True, False], ids=["kmajor", "nmajor"])
 @pytest.mark.parametrize("M, N, K, tile, programs", STREAM_K_CASES,
                          ids=[f"{m}x{n}x{k}-{t[0]}x{t[1]}" for m, n, k, t, _ in STREAM_K_CASES])
-def test_the_stream_k_gemm_matches_torch_and_leaves_its_flags_down(M, N, K, tile, programs, w_kmajor):
+def test_the_stream_k_gemm_matches_torch_and_leaves_its_counts_at_zero(M, N, K, tile, programs, w_kmajor):
     if torch.cuda.get_device_capability()[0] != 9:
         pytest.skip("the Gluon GEMM is Hopper's")
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
@@ -196,9 +195,9 @@ def test_the_stream_k_gemm_matches_torch_and_leaves_its_flags_down(M, N, K, tile
     torch.cuda.synchronize()
     error = ((c.double() - reference).norm() / reference.norm()).item()
     assert error < 1e-2, error
-    assert int(scratch.flags.count_nonzero()) == 0  # the next launch may use the same scratch
-    # Again on the same scratch, and through Triton's own launch: the partial sums are added in a
-    # fixed order, so the bits are the same.
+    assert int(scratch.counts.count_nonzero()) == 0  # the next launch may use the same scratch
+    # Again on the same scratch, and through Triton's own launch: a cut tile's pieces are added in
+    # program order whichever program adds the last, so the bits are the same.
     again = torch.full_like(c, float("nan"))
     launch_stream_k(a, weight, again, w_kmajor, bias=bias, tile=tile, programs=programs, scratch=scratch)
     theirs = torch.full_like(c, float("nan"))
@@ -206,7 +205,7 @@ def test_the_stream_k_gemm_matches_torch_and_leaves_its_flags_down(M, N, K, tile
                     triton_itself=True)
     torch.cuda.synchronize()
     assert torch.equal(c, again) and torch.equal(c, theirs)
-    assert int(scratch.flags.count_nonzero()) == 0
+    assert int(scratch.counts.count_nonzero()) == 0
 
 
 @requires_gpu
