@@ -61,11 +61,23 @@ command -v ccache >/dev/null && ccache -z >/dev/null 2>&1
 
 # run_stage <name> <function>: the function's output goes to logs/<name>.log; its exit status
 # decides the stage's result.
+# compiles_so_far: "<hits> <compiles>" through ccache since the run began (none without ccache).
+compiles_so_far() {
+  command -v ccache >/dev/null || { echo "0 0"; return; }
+  ccache --print-stats 2>/dev/null |
+    awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ {h += $2} $1 == "cache_miss" {m += $2} END {print h + 0, h + m}'
+}
+
 run_stage() {
-  local name=$1 fn=$2 t0=$SECONDS status
+  local name=$1 fn=$2 t0=$SECONDS status before after
   echo "== $name"
+  before=$(compiles_so_far)
   "$fn" > "$logs/$name.log" 2>&1
   status=$?
+  after=$(compiles_so_far)
+  # Which stage compiled what: a stage that misses ccache on a warm machine is the place to look.
+  local compiles
+  compiles=$(echo "$before $after" | awk '$4 > $2 {printf "%d of %d from ccache", $3 - $1, $4 - $2}')
   # The lines a reader wants without opening the log: the stage's own summary lines.
   grep -E '^(\| |[0-9]+ passed|[0-9]+/[0-9]+ Test|.*tests passed|.*_fuzzer: |identical: |DIFFERENT: |lintian: |[0-9]+ files formatted|=+ .*(passed|failed|error))' \
     "$logs/$name.log" | tail -n 40
@@ -77,9 +89,9 @@ run_stage() {
     tail -n 40 "$logs/$name.log" | sed 's/^/   | /'
     echo "-- rerun it alone: bash scripts/test.sh --only $name"
   else
-    echo "-- $name: $seconds s"
+    echo "-- $name: $seconds s${compiles:+ ($compiles)}"
   fi
-  table+=("| $name | $seconds | $verdict |")
+  table+=("| $name | $seconds | $verdict${compiles:+, $compiles} |")
 }
 
 # ctest_label <build dir> <label> <result prefix> [env...]: the label's suites, two at a time,
