@@ -4,11 +4,14 @@ linear layers of Llama-3-8B and Qwen2.5-7B, M = 1 to 8192 tokens, bf16, side by 
 Both are timed as CUDA graphs of 20 launches (triton.testing.do_bench_cudagraph, median), each
 launch on its own copy of the weight (rotated, so that a weight is read from HBM, not the 60 MB
 L2); ours launched through the runtime's Python entry. For each shape the fastest of a few tile
-configurations is kept and named. Prints a table; with --out DIR also writes gemm.txt, the rows
-as gemm.json and, where matplotlib is installed, gemm.png (TFLOP/s against M, ours beside cuBLAS).
+configurations of the three kernels (whole tiles, stream-K, ping-pong) is kept and named; each
+shape's line also gives each kernel's fastest. Prints a table; with --out DIR also writes
+gemm.txt, the rows as gemm.json and, where matplotlib is installed, gemm.png (TFLOP/s against M,
+ours beside cuBLAS).
 --plot redraws the PNG from a gemm.json on a machine without a GPU.
 
-    python benchmarks/gluon_gemm.py [--quick] [--tokens 128,256,512] [--no-stream-k] [--out DIR]
+    python benchmarks/gluon_gemm.py [--quick] [--tokens 128,256,512] [--kernels whole,stream-K,ping-pong]
+                                    [--out DIR]
     python benchmarks/gluon_gemm.py --plot DIR/gemm.json
 """
 import argparse
@@ -33,7 +36,7 @@ LINEARS = {  # name: (N, K) of y = x @ W^T, W [N, K]
 TOKENS = [1, 16, 64, 128, 512, 2048, 8192]
 
 
-def configs(M, stream_k=True):
+def configs(M, kernels=("whole", "stream-K", "ping-pong")):
     """(name, launch keyword arguments) to try for M tokens."""
     if M <= 64:
         tile_c = max(16, triton.next_power_of_2(M))
@@ -48,15 +51,22 @@ def configs(M, stream_k=True):
         ((128, 256, 3, 8), (128, 128, 4, 4), (64, 128, 6, 4), wide)
     whole = [(f"{r}x{c}x64 s{s} w{w}", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=w))
              for r, c, s, w in tiles]
+    mine = whole if "whole" in kernels else []
     # The same tiles with the last waves in stream-K (matmul_stream_k_kernel).
-    return whole + [(f"stream-K {label}", dict(cfg, stream_k=True)) for label, cfg in whole if stream_k]
+    shared = [(f"stream-K {label}", dict(cfg, stream_k=True)) for label, cfg in whole if "stream-K" in kernels]
+    # Several tiles a program: two warpgroups in turn (matmul_pingpong_kernel), a tile each.
+    turns = [(f"ping-pong {r}x{c}x64 s{s}", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=4,
+                                                 pingpong=True))
+             for r, c in ((128, 128), (64, 256)) for s in [matmul_gluon.stages_that_fit(r, c, 64, 2, epilogues=2)]]
+    return mine + shared + (turns if M > 256 and "ping-pong" in kernels else [])
 
 
 def runtime_kernels():
     """The GEMM kernels through the runtime's Python entry, as launcher() takes them."""
     import triton_jit
     return {"whole": triton_jit.jit(matmul_gluon.matmul_ws_kernel),
-            "stream-K": triton_jit.jit(matmul_gluon.matmul_stream_k_kernel)}
+            "stream-K": triton_jit.jit(matmul_gluon.matmul_stream_k_kernel),
+            "ping-pong": triton_jit.jit(matmul_gluon.matmul_pingpong_kernel)}
 
 
 def launcher(kernels, a, w, c, cfg, sms):
@@ -78,7 +88,7 @@ def launcher(kernels, a, w, c, cfg, sms):
             launch(*args, **meta)
         run.counts = counts
         return run
-    kernel = kernels["whole"]
+    kernel = kernels["ping-pong" if cfg.get("pingpong") else "whole"]
     if cfg["swap"]:
         args = (w, a, c, None, N, M, K, w.stride(0), a.stride(0), c.stride(0))
         rows, cols = N, M
@@ -88,6 +98,8 @@ def launcher(kernels, a, w, c, cfg, sms):
     grid = (min(sms, triton.cdiv(rows, cfg["tile_r"]) * triton.cdiv(cols, cfg["tile_c"])),)
     meta = dict(TILE_R=cfg["tile_r"], TILE_C=cfg["tile_c"], BLOCK_K=cfg["block_k"], GROUP_M=8,
                 NUM_STAGES=cfg["stages"], W_KMAJOR=True, SWAP_AB=cfg["swap"], HAS_BIAS=False, num_warps=cfg["warps"])
+    if cfg.get("pingpong"):
+        del meta["SWAP_AB"]
     launch = kernel[grid]
     return lambda: launch(*args, **meta)
 
@@ -106,7 +118,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="Llama-3-8B only, M = 1, 128, 2048")
     parser.add_argument("--out", default=None)
-    parser.add_argument("--no-stream-k", action="store_true", help="leave matmul_stream_k_kernel out")
+    parser.add_argument("--kernels", default="whole,stream-K,ping-pong",
+                        help="which of matmul_ws_kernel (whole), matmul_stream_k_kernel and matmul_pingpong_kernel")
     parser.add_argument("--tokens", default=None, help="comma-separated M values (both models unless --quick)")
     parser.add_argument("--plot", metavar="GEMM_JSON", help="draw gemm.png beside a gemm.json and exit")
     options = parser.parse_args()
@@ -132,7 +145,7 @@ def main():
             cublas = triton.testing.do_bench_cudagraph(rotated([lambda w=w: torch.matmul(a, w.t(), out=c) for w in weights]))
             best = None
             fastest = {}  # the fastest whole-tile and stream-K configurations, for the line below
-            for label, cfg in configs(M, not options.no_stream_k):
+            for label, cfg in configs(M, options.kernels.split(",")):
                 try:
                     fns = [launcher(kernels, a, w, c, cfg, sms) for w in weights]
                     fns[0]()
@@ -150,7 +163,7 @@ def main():
                     continue
                 if best is None or ms < best[0]:
                     best = (ms, label)
-                family = "stream-K" if cfg.get("stream_k") else "whole tiles"
+                family = "stream-K" if cfg.get("stream_k") else "ping-pong" if cfg.get("pingpong") else "whole"
                 fastest[family] = min(fastest.get(family, ms), ms)
             flops = 2 * M * N * K
             if best is None:

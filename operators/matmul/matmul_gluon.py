@@ -18,6 +18,9 @@ Decode-sized products (M up to 64 tokens) swap the operands (SWAP_AB): the weigh
 wgmma's 64-row M side and the few tokens its N side (8 to 64 wide), so no tensor-core work is
 spent on padding rows; the tile is written back transposed.
 
+matmul_pingpong_kernel gives the consumer side to two warpgroups that take a program's tiles in
+turn, so that one's epilogue runs under the other's products (see "Ping-pong" below).
+
 matmul_stream_k_kernel is the same program for products whose tiles leave the last wave partly
 empty (128 to 512 rows): that wave's K blocks are shared out evenly between the programs, and a
 tile cut between programs is summed by the one that adds its last piece (see "Stream-K" below).
@@ -36,13 +39,18 @@ from gluon_layouts import nvmma_layout, wgmma_layout
 
 # Shared memory one block may opt into on sm_90 (227 KB), less a reserve for the mbarriers.
 SHARED_MEMORY_BYTES = 232448 - 1024
+# Register budgets (setmaxnreg): the producer warp's, and matmul_pingpong_kernel's second consumer
+# warpgroup's (Triton gives the first, the default partition, what is left of the file: as much).
+PRODUCER_REGS = gl.constexpr(40)
+PINGPONG_CONSUMER_REGS = gl.constexpr(232)
 
 
-def stages_that_fit(tile_r, tile_c, block_k, element_bytes, most=8):
-    """The deepest ring of at most `most` stages that fits in shared memory beside the epilogue's
-    buffer: a decode tile of 64 x 64 x 128 holds six stages, not eight."""
+def stages_that_fit(tile_r, tile_c, block_k, element_bytes, most=8, epilogues=1):
+    """The deepest ring of at most `most` stages that fits in shared memory beside the epilogue
+    buffers (two in matmul_pingpong_kernel): a decode tile of 64 x 64 x 128 holds six stages, not
+    eight."""
     stage = (tile_r + tile_c) * block_k * element_bytes
-    epilogue = tile_r * tile_c * element_bytes
+    epilogue = tile_r * tile_c * element_bytes * epilogues
     return max(2, min(most, (SHARED_MEMORY_BYTES - epilogue) // stage))
 
 
@@ -289,7 +297,7 @@ def matmul_ws_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_x, str
                      GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)),
         (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
                      BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB)),
-    ], [1], [40])
+    ], [1], [PRODUCER_REGS])
 
 
 @gluon.jit
@@ -312,7 +320,64 @@ def matmul_ws_desc_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, ROWS, COLS, K
                      BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, HAS_BIAS, num_warps)),
         (_load_loop, (x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
                       NUM_STAGES, W_KMAJOR, SWAP_AB)),
-    ], [1], [40])
+    ], [1], [PRODUCER_REGS])
+
+
+# Ping-pong: two consumer warpgroups take a program's tiles in turn (CUTLASS's "pingpong" kernel
+# schedule). The producer loads every tile's stages in order, so the second warpgroup's first
+# stage lands once the first one has read its last: while one warpgroup writes its tile out
+# (registers to shared memory, then a TMA store), the other keeps the tensor cores busy with the
+# next tile. The whole-tile kernel leaves them idle for each epilogue instead.
+
+@gluon.jit
+def _pingpong_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R: gl.constexpr,
+                       TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
+                       W_KMAJOR: gl.constexpr, HAS_BIAS: gl.constexpr, WHICH: gl.constexpr):
+    """Warpgroup WHICH (0 or 1) takes this program's tiles WHICH, WHICH + 2, ... in the order the
+    producer loads them; its tiles' stages are the ring positions from tile ordinal x K blocks."""
+    dtype: gl.constexpr = x_bufs.dtype
+    acc_layout: gl.constexpr = wgmma_layout(TILE_R, TILE_C, 4, dtype.primitive_bitwidth)
+    c_desc = tma.make_tensor_descriptor(c_ptr, [ROWS, COLS], [stride_c, 1], [TILE_R, TILE_C],
+                                        nvmma_layout([TILE_R, TILE_C], dtype))
+    c_smem = gl.allocate_shared_memory(dtype, [TILE_R, TILE_C], nvmma_layout([TILE_R, TILE_C], dtype))
+    num_pid_r = gl.cdiv(ROWS, TILE_R)
+    num_pid_c = gl.cdiv(COLS, TILE_C)
+    k_tiles = gl.cdiv(K, BLOCK_K)
+    programs = gl.num_programs(0)
+    ordinal = WHICH
+    for t in range(gl.program_id(0) + WHICH * programs, num_pid_r * num_pid_c, 2 * programs):
+        position = ordinal * k_tiles
+        index = position % NUM_STAGES
+        phase = (position // NUM_STAGES) & 1
+        pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, TILE_R,
+                                         TILE_C, NUM_STAGES, W_KMAJOR, False)
+        _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_c, pid_r * TILE_R, pid_c * TILE_C, ROWS, COLS,
+                    acc_layout, TILE_R, TILE_C, False, HAS_BIAS)
+        ordinal += 2
+    tma.store_wait(pendings=0)
+
+
+@gluon.jit
+def matmul_pingpong_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_x, stride_w, stride_c,
+                           TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                           NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, HAS_BIAS: gl.constexpr,
+                           num_warps: gl.constexpr):
+    """matmul_ws_kernel's product (not swapped: x is A [M, K], w the weight) with two consumer
+    warpgroups taking the tiles in turn, each a [TILE_R, TILE_C] tile of its own (128 x 128 or
+    64 x 256: one warpgroup's registers). num_warps must be 4 (the first warpgroup's); a program
+    per SM at most, as matmul_ws_kernel."""
+    gl.static_assert(num_warps == 4, "matmul_pingpong_kernel: num_warps is the first warpgroup's, 4")
+    x_bufs, w_bufs, ready, empty = _ring(x_ptr.dtype.element_ty, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, W_KMAJOR, False,
+                                         num_warps)
+    gl.warp_specialize([
+        (_pingpong_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
+                              BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, 0)),
+        (_pingpong_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
+                              BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, 1)),
+        (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
+                     BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, False)),
+    ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
 
 
 # Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix
@@ -469,4 +534,4 @@ def matmul_stream_k_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, partial_ptr, counts_pt
                               COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, num_warps)),
         (_stream_k_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R,
                               TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR)),
-    ], [1], [40])
+    ], [1], [PRODUCER_REGS])

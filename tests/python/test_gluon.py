@@ -84,6 +84,8 @@ for swap_ab, w_kmajor in ((False, True), (False, False), (True, True)):
 a, w = torch.empty(256, 512, dtype=torch.bfloat16), torch.empty(384, 512, dtype=torch.bfloat16)
 info = test_gluon.launch_stream_k(a, w, torch.empty(256, 384, dtype=torch.bfloat16), True, warmup=True)
 out["stream-K"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
+info = test_gluon.launch_pingpong(a, w, torch.empty(256, 384, dtype=torch.bfloat16), True, warmup=True)
+out["ping-pong"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
 print(json.dumps(out))
 """
 
@@ -104,6 +106,8 @@ def test_the_hopper_gemm_compiles_to_wgmma_tma_and_warp_specialization(tmp_path)
     # Stream-K counts a cut tile's pieces with an acquire-release add and reads them past L1.
     ptx = json.loads(result.stdout.strip().splitlines()[-1])["stream-K"]["ptx"]
     assert "atom.global.gpu.acq_rel.add" in ptx and "ld.global.cg" in ptx
+    # Ping-pong: two consumer warpgroups and the producer's warp, 12 warps in all.
+    assert json.loads(result.stdout.strip().splitlines()[-1])["ping-pong"]["num_warps"] == 12
 
 
 def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton_itself=False):
@@ -162,6 +166,69 @@ def launch_stream_k(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64, 4, 4), pro
     return scratch
 
 
+def bf16_product(M, N, K, w_kmajor):
+    """A Hopper GEMM test's operands: A, the weight as the kernel takes it, a bias for the ragged
+    1000-row case, C full of NaN (so that a tile left unwritten shows) and the float64 product."""
+    if torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the Gluon GEMM is Hopper's")
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    torch.manual_seed(M + N + K)
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16) / K**0.5
+    bias = torch.randn(N, device="cuda", dtype=torch.bfloat16) if M == 1000 else None
+    weight = w if w_kmajor else w.t().contiguous()
+    reference = a.double() @ w.double().t() + (bias.double() if bias is not None else 0)
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    return a, weight, bias, c, reference
+
+
+def launch_pingpong(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64), programs=None, warmup=False,
+                    triton_itself=False):
+    """C = A @ W (W [N, K] when w_kmajor, else [K, N]) through matmul_pingpong_kernel."""
+    M, K = a.shape
+    N = w.shape[0] if w_kmajor else w.shape[1]
+    tile_r, tile_c, block_k = tile
+    stages = matmul_gluon.stages_that_fit(tile_r, tile_c, block_k, a.element_size(), epilogues=2)
+    if programs is None:
+        sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
+        programs = min(sms, triton.cdiv(M, tile_r) * triton.cdiv(N, tile_c))
+    args = (a, w, c, bias, M, N, K, a.stride(0), w.stride(0), c.stride(0))
+    meta = dict(TILE_R=tile_r, TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=stages, W_KMAJOR=w_kmajor,
+                HAS_BIAS=bias is not None, num_warps=4)
+    if warmup:
+        return triton_jit.jit(matmul_gluon.matmul_pingpong_kernel).warmup(*args, grid=(programs, ), **meta)
+    if triton_itself:
+        return matmul_gluon.matmul_pingpong_kernel[(programs, )](*args, **meta)
+    return triton_jit.jit(matmul_gluon.matmul_pingpong_kernel)[(programs, )](*args, **meta)
+
+
+# (M, N, K, tile, programs): several tiles a program (the second warpgroup's count one short of
+# the first's in some), one tile a program (the second warpgroup idle), ragged edges with a
+# bias, 64 x 256 tiles, and a long K that wraps the ring many times within a tile.
+PINGPONG_CASES = [
+    (2048, 4096, 4096, (128, 128, 64), None),
+    (384, 384, 256, (128, 128, 64), None),
+    (1000, 1000, 2000, (128, 128, 64), 7),
+    (2048, 6144, 4096, (64, 256, 64), None),
+    (512, 512, 14336, (128, 128, 64), 5),
+]
+
+
+@requires_gpu
+@pytest.mark.parametrize("w_kmajor", [True, False], ids=["kmajor", "nmajor"])
+@pytest.mark.parametrize("M, N, K, tile, programs", PINGPONG_CASES,
+                         ids=[f"{m}x{n}x{k}-{t[0]}x{t[1]}" for m, n, k, t, _ in PINGPONG_CASES])
+def test_the_pingpong_gemm_matches_torch(M, N, K, tile, programs, w_kmajor):
+    a, weight, bias, c, reference = bf16_product(M, N, K, w_kmajor)
+    launch_pingpong(a, weight, c, w_kmajor, bias=bias, tile=tile, programs=programs)
+    theirs = torch.full_like(c, float("nan"))
+    launch_pingpong(a, weight, theirs, w_kmajor, bias=bias, tile=tile, programs=programs, triton_itself=True)
+    torch.cuda.synchronize()
+    error = ((c.double() - reference).norm() / reference.norm()).item()
+    assert error < 1e-2, error
+    assert torch.equal(c, theirs)  # the runtime launches what Triton launches
+
+
 # (M, N, K, tile, programs): every tile cut (a partial second wave; fewer tiles than SMs, up to
 # five programs a tile), whole waves before the cut ones, one K block a program (three a tile),
 # whole waves only, ragged edges with a bias, and 8 warps on 128 x 256 tiles.
@@ -181,16 +248,7 @@ STREAM_K_CASES = [
 @pytest.mark.parametrize("M, N, K, tile, programs", STREAM_K_CASES,
                          ids=[f"{m}x{n}x{k}-{t[0]}x{t[1]}" for m, n, k, t, _ in STREAM_K_CASES])
 def test_the_stream_k_gemm_matches_torch_and_leaves_its_counts_at_zero(M, N, K, tile, programs, w_kmajor):
-    if torch.cuda.get_device_capability()[0] != 9:
-        pytest.skip("the Gluon GEMM is Hopper's")
-    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
-    torch.manual_seed(M + N + K)
-    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16) / K**0.5
-    bias = torch.randn(N, device="cuda", dtype=torch.bfloat16) if M == 1000 else None
-    weight = w if w_kmajor else w.t().contiguous()
-    reference = a.double() @ w.double().t() + (bias.double() if bias is not None else 0)
-    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+    a, weight, bias, c, reference = bf16_product(M, N, K, w_kmajor)
     scratch = launch_stream_k(a, weight, c, w_kmajor, bias=bias, tile=tile, programs=programs)
     torch.cuda.synchronize()
     error = ((c.double() - reference).norm() / reference.norm()).item()
