@@ -263,8 +263,9 @@ def _consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COL
 def _ring(dtype: gl.constexpr, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr,
           NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, CONSUMER_WARPS: gl.constexpr):
     """The shared-memory stages of both operands and their ready/empty barriers. A partition's
-    mbarrier.arrive is one arrival per warp on sm_90: a stage is empty once every consumer warp
-    has arrived, ready once the producer's one warp has (with the bytes of both loads)."""
+    mbarrier.arrive is one arrival, made by its first thread (the PTX predicates it on the thread
+    index modulo the partition's threads): a stage is empty once the consumer that read it has
+    arrived, ready once the producer has (with the bytes of both loads)."""
     x_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, TILE_R, BLOCK_K], nvmma_layout([TILE_R, BLOCK_K], dtype))
     if SWAP_AB or W_KMAJOR:
         w_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, TILE_C, BLOCK_K],
@@ -324,15 +325,19 @@ def matmul_ws_desc_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, ROWS, COLS, K
 
 
 # Ping-pong: two consumer warpgroups take a program's tiles in turn (CUTLASS's "pingpong" kernel
-# schedule). The producer loads every tile's stages in order, so the second warpgroup's first
-# stage lands once the first one has read its last: while one warpgroup writes its tile out
-# (registers to shared memory, then a TMA store), the other keeps the tensor cores busy with the
-# next tile. The whole-tile kernel leaves them idle for each epilogue instead.
+# schedule). The producer loads every tile's stages in order; a warpgroup starts on its tile's
+# stages once the other has finished the products of the tile before (a `turns` mbarrier each):
+# while one writes its tile out (registers to shared memory, then a TMA store), the other keeps
+# the tensor cores busy with the next tile. The whole-tile kernel leaves them idle for each
+# epilogue instead. The turns also keep a warpgroup's wait on a stage within one wrap of the
+# ring: an mbarrier tells phases apart by parity only, so a warpgroup waiting for a stage two
+# loads ahead would take the older load's completion for its own.
 
 @gluon.jit
-def _pingpong_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R: gl.constexpr,
-                       TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
-                       W_KMAJOR: gl.constexpr, HAS_BIAS: gl.constexpr, WHICH: gl.constexpr):
+def _pingpong_consumer(x_bufs, w_bufs, ready, empty, turns, c_ptr, bias_ptr, stride_c, ROWS, COLS, K,
+                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+                       NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, HAS_BIAS: gl.constexpr,
+                       WHICH: gl.constexpr):
     """Warpgroup WHICH (0 or 1) takes this program's tiles WHICH, WHICH + 2, ... in the order the
     producer loads them; its tiles' stages are the ring positions from tile ordinal x K blocks."""
     dtype: gl.constexpr = x_bufs.dtype
@@ -350,8 +355,11 @@ def _pingpong_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, 
         index = position % NUM_STAGES
         phase = (position // NUM_STAGES) & 1
         pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
+        if ordinal > 0:  # the tile before is the other warpgroup's: wait for its products
+            mbarrier.wait(turns.index(WHICH), ((ordinal - 1) // 2) & 1)
         acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, TILE_R,
                                          TILE_C, NUM_STAGES, W_KMAJOR, False)
+        mbarrier.arrive(turns.index(1 - WHICH), count=1)  # the next tile's products may start
         _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_c, pid_r * TILE_R, pid_c * TILE_C, ROWS, COLS,
                     acc_layout, TILE_R, TILE_C, False, HAS_BIAS)
         ordinal += 2
@@ -370,11 +378,14 @@ def matmul_pingpong_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_
     gl.static_assert(num_warps == 4, "matmul_pingpong_kernel: num_warps is the first warpgroup's, 4")
     x_bufs, w_bufs, ready, empty = _ring(x_ptr.dtype.element_ty, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, W_KMAJOR, False,
                                          num_warps)
+    turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())  # warpgroup 0's, then 1's
+    for i in gl.static_range(2):
+        mbarrier.init(turns.index(i), count=1)
     gl.warp_specialize([
-        (_pingpong_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
-                              BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, 0)),
-        (_pingpong_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R, TILE_C,
-                              BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, 1)),
+        (_pingpong_consumer, (x_bufs, w_bufs, ready, empty, turns, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R,
+                              TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, 0)),
+        (_pingpong_consumer, (x_bufs, w_bufs, ready, empty, turns, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_R,
+                              TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, HAS_BIAS, 1)),
         (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
                      BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, False)),
     ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
