@@ -1,7 +1,8 @@
 """One launch of a Gluon kernel at one shape, for Nsight Compute (after a warm-up launch that
 compiles it): `ncu --launch-skip 1 --launch-count 1 ... python3 profile_shapes.py CASE`.
     attention:<kernel>:<batch>x<tokens>:<causal 0|1>   (32/8 heads, d = 128, bf16)
-    gemm:<M>x<N>x<K>:<TILE_R>x<TILE_C>x<BLOCK_K>:<stages>:<warps>   (y = x W^T, W [N, K], bf16)"""
+    gemm:<M>x<N>x<K>:<TILE_R>x<TILE_C>x<BLOCK_K>:<stages>:<warps>[:stream-k|ping-pong]
+        (y = x W^T, W [N, K], bf16; the whole-tile kernel unless named)"""
 import math
 import os
 import sys
@@ -24,7 +25,7 @@ def attention(kernel, shape, causal):
         gluon_attention.gluon_attention(q, k, v, cu_q, cu_k, tokens, causal == "1", 1 / math.sqrt(128), kernel=kernel)
 
 
-def gemm(shape, tile, stages, warps):
+def gemm(shape, tile, stages, warps, kernel="whole"):
     import matmul_gluon
     M, N, K = map(int, shape.split("x"))
     tile_r, tile_c, block_k = map(int, tile.split("x"))
@@ -32,12 +33,23 @@ def gemm(shape, tile, stages, warps):
     w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    grid = (min(sms, triton.cdiv(M, tile_r) * triton.cdiv(N, tile_c)), )
+    meta = dict(TILE_R=tile_r, TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=int(stages), W_KMAJOR=True,
+                HAS_BIAS=False, num_warps=int(warps))
+    strides = (a.stride(0), w.stride(0), c.stride(0))
+    if kernel == "stream-k":
+        programs = matmul_gluon.stream_k_programs(M, N, K, tile_r, tile_c, block_k, sms)
+        partial = torch.empty(programs, 2, tile_r, tile_c, device="cuda", dtype=torch.float32)
+        counts = torch.zeros(2 * programs, device="cuda", dtype=torch.int32)
+        launch = lambda: matmul_gluon.matmul_stream_k_kernel[(programs, )](a, w, c, None, partial, counts, M, N, K,
+                                                                          *strides, **meta)
+    else:
+        grid = (min(sms, triton.cdiv(M, tile_r) * triton.cdiv(N, tile_c)), )
+        fn = matmul_gluon.matmul_pingpong_kernel if kernel == "ping-pong" else matmul_gluon.matmul_ws_kernel
+        if kernel != "ping-pong":
+            meta["SWAP_AB"] = False
+        launch = lambda: fn[grid](a, w, c, None, M, N, K, *strides, **meta)
     for _ in range(2):
-        matmul_gluon.matmul_ws_kernel[grid](a, w, c, None, M, N, K, a.stride(0), w.stride(0), c.stride(0),
-                                            TILE_R=tile_r, TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8,
-                                            NUM_STAGES=int(stages), W_KMAJOR=True, SWAP_AB=False, HAS_BIAS=False,
-                                            num_warps=int(warps))
+        launch()
 
 
 if __name__ == "__main__":
