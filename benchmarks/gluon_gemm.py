@@ -4,13 +4,13 @@ linear layers of Llama-3-8B and Qwen2.5-7B, M = 1 to 8192 tokens, bf16, side by 
 Both are timed as CUDA graphs of 20 launches (triton.testing.do_bench_cudagraph, median), each
 launch on its own copy of the weight (rotated, so that a weight is read from HBM, not the 60 MB
 L2); ours launched through the runtime's Python entry. For each shape the fastest of a few tile
-configurations of the three kernels (whole tiles, stream-K, ping-pong) is kept and named; each
+configurations of the four kernels (whole tiles, stream-K, ping-pong, sliced) is kept and named; each
 shape's line also gives each kernel's fastest. Prints a table; with --out DIR also writes
 gemm.txt, the rows as gemm.json and, where matplotlib is installed, gemm.png (TFLOP/s against M,
 ours beside cuBLAS).
 --plot redraws the PNG from a gemm.json on a machine without a GPU.
 
-    python benchmarks/gluon_gemm.py [--quick] [--tokens 128,256,512] [--kernels whole,stream-K,ping-pong]
+    python benchmarks/gluon_gemm.py [--quick] [--tokens 128,256,512] [--kernels whole,stream-K,ping-pong,sliced]
                                     [--out DIR]
     python benchmarks/gluon_gemm.py --plot DIR/gemm.json
 """
@@ -36,7 +36,7 @@ LINEARS = {  # name: (N, K) of y = x @ W^T, W [N, K]
 TOKENS = [1, 16, 64, 128, 512, 2048, 8192]
 
 
-def configs(M, kernels=("whole", "stream-K", "ping-pong")):
+def configs(M, kernels=("whole", "stream-K", "ping-pong", "sliced")):
     """(name, launch keyword arguments) to try for M tokens."""
     if M <= 64:
         tile_c = max(16, triton.next_power_of_2(M))
@@ -58,7 +58,13 @@ def configs(M, kernels=("whole", "stream-K", "ping-pong")):
     turns = [(f"ping-pong {r}x{c}x64 s{s}", dict(swap=False, tile_r=r, tile_c=c, block_k=64, stages=s, warps=4,
                                                  pingpong=True))
              for r, c in ((128, 128), (64, 256)) for s in [matmul_gluon.stages_that_fit(r, c, 64, 2, epilogues=2)]]
-    return mine + shared + (turns if M > 256 and "ping-pong" in kernels else [])
+    # Tiles of 2 to 4 slices of 64 weight rows, a consumer warpgroup each (matmul_sliced_kernel):
+    # 128 to 256 weight rows by 64 to 256 tokens, sized for one wave where powers of two are not.
+    slices = [(n, t) for n, t in ((3, 128), (4, 128), (2, 256), (3, 64), (4, 64)) if t <= 128 or M > 128]
+    sliced = [(f"sliced {64 * n}x{t}x64 s{s}", dict(swap=True, slices=n, tile_c=t, block_k=64, stages=s))
+              for n, t in slices for s in [matmul_gluon.stages_that_fit(64 * n, t, 64, 2, epilogues=0)]]
+    return (mine + shared + (turns if M > 256 and "ping-pong" in kernels else []) +
+            (sliced if "sliced" in kernels else []))
 
 
 def runtime_kernels():
@@ -66,7 +72,8 @@ def runtime_kernels():
     import triton_jit
     return {"whole": triton_jit.jit(matmul_gluon.matmul_ws_kernel),
             "stream-K": triton_jit.jit(matmul_gluon.matmul_stream_k_kernel),
-            "ping-pong": triton_jit.jit(matmul_gluon.matmul_pingpong_kernel)}
+            "ping-pong": triton_jit.jit(matmul_gluon.matmul_pingpong_kernel),
+            "sliced": triton_jit.jit(matmul_gluon.matmul_sliced_kernel)}
 
 
 def launcher(kernels, a, w, c, cfg, sms):
@@ -88,6 +95,13 @@ def launcher(kernels, a, w, c, cfg, sms):
             launch(*args, **meta)
         run.counts = counts
         return run
+    if cfg.get("slices"):
+        tiles = triton.cdiv(N, 64 * cfg["slices"]) * triton.cdiv(M, cfg["tile_c"])
+        launch = kernels["sliced"][(min(sms, tiles), )]
+        args = (w, a, c, None, N, M, K, w.stride(0), a.stride(0), c.stride(0))
+        meta = dict(TILE_C=cfg["tile_c"], BLOCK_K=cfg["block_k"], GROUP_M=8, NUM_STAGES=cfg["stages"],
+                    SLICES=cfg["slices"], HAS_BIAS=False, num_warps=4)
+        return lambda: launch(*args, **meta)
     kernel = kernels["ping-pong" if cfg.get("pingpong") else "whole"]
     if cfg["swap"]:
         args = (w, a, c, None, N, M, K, w.stride(0), a.stride(0), c.stride(0))
@@ -118,8 +132,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="Llama-3-8B only, M = 1, 128, 2048")
     parser.add_argument("--out", default=None)
-    parser.add_argument("--kernels", default="whole,stream-K,ping-pong",
-                        help="which of matmul_ws_kernel (whole), matmul_stream_k_kernel and matmul_pingpong_kernel")
+    parser.add_argument("--kernels", default="whole,stream-K,ping-pong,sliced",
+                        help="which of matmul_ws_kernel (whole), matmul_stream_k_kernel, matmul_pingpong_kernel and "
+                             "matmul_sliced_kernel")
     parser.add_argument("--tokens", default=None, help="comma-separated M values (both models unless --quick)")
     parser.add_argument("--plot", metavar="GEMM_JSON", help="draw gemm.png beside a gemm.json and exit")
     options = parser.parse_args()
@@ -144,7 +159,7 @@ def main():
             reference = (a.float() @ weights[0].float().t())
             cublas = triton.testing.do_bench_cudagraph(rotated([lambda w=w: torch.matmul(a, w.t(), out=c) for w in weights]))
             best = None
-            fastest = {}  # the fastest whole-tile and stream-K configurations, for the line below
+            fastest = {}  # each kernel's fastest configuration, for the line below
             for label, cfg in configs(M, options.kernels.split(",")):
                 try:
                     fns = [launcher(kernels, a, w, c, cfg, sms) for w in weights]
@@ -163,7 +178,8 @@ def main():
                     continue
                 if best is None or ms < best[0]:
                     best = (ms, label)
-                family = "stream-K" if cfg.get("stream_k") else "ping-pong" if cfg.get("pingpong") else "whole"
+                family = ("stream-K" if cfg.get("stream_k") else "ping-pong" if cfg.get("pingpong") else
+                          "sliced" if cfg.get("slices") else "whole")
                 fastest[family] = min(fastest.get(family, ms), ms)
             flops = 2 * M * N * K
             if best is None:

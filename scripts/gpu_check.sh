@@ -234,14 +234,16 @@ fi
 
 if want gluon; then
   stage "Gluon kernels: their tests, the GEMM against cuBLAS, attention against SDPA, memcheck of the launches"
-  # The stream-K and ping-pong GEMMs first and on a short leash: a fault in how they count a cut
-  # tile's pieces or a warpgroup's ring positions hangs rather than fails; the table then leaves
-  # them out.
+  # The stream-K, ping-pong and sliced GEMMs first and on a short leash: a fault in how they count
+  # a cut tile's pieces, a warpgroup's ring positions or a stage's arrivals hangs rather than
+  # fails; the table then leaves them out.
   TRITON_JIT_BUILD_DIR="$build" timeout 300 "$TRITON_JIT_PYTHON" -m pytest -q -rs -p no:cacheprovider \
-    "$root/tests/python/test_gluon.py" -k "stream_k or pingpong" 2>&1 | tee "$out/gluon-new-gemm-tests.txt" | tail -n 5
+    "$root/tests/python/test_gluon.py" -k "stream_k or pingpong or sliced" 2>&1 | tee "$out/gluon-new-gemm-tests.txt" |
+    tail -n 5
   new_gemms_ok=${PIPESTATUS[0]}
   TRITON_JIT_BUILD_DIR="$build" timeout 600 "$TRITON_JIT_PYTHON" -m pytest -q -rs -p no:cacheprovider \
-    "$root/tests/python/test_gluon.py" -k "not stream_k and not pingpong" 2>&1 | tee "$out/gluon-tests.txt" | tail -n 5
+    "$root/tests/python/test_gluon.py" -k "not stream_k and not pingpong and not sliced" 2>&1 |
+    tee "$out/gluon-tests.txt" | tail -n 5
   TRITON_JIT_BUILD_DIR="$build" PYTHONPATH="$build/python" timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_gemm.py" \
     ${TRITON_JIT_GEMM_ARGS:-} $([ "$new_gemms_ok" = 0 ] || echo --kernels whole) --out "$out" 2>&1 |
     tee "$out/gemm-run.txt" | tail -n 80
@@ -253,7 +255,7 @@ if want gluon; then
   if command -v compute-sanitizer > /dev/null; then
     TRITON_JIT_BUILD_DIR="$build" timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
       "$TRITON_JIT_PYTHON" -m pytest -q -p no:cacheprovider "$root/tests/python/test_gluon.py" \
-      -k "bit_for_bit or (matches_torch and bf16 and kmajor and (1x4096x4096 or 128x4096x4096 or 1000x1000x2000)) or ((stream_k or pingpong) and kmajor and (512x4608x3584 or 1000x1000x2000))" \
+      -k "bit_for_bit or (matches_torch and bf16 and kmajor and (1x4096x4096 or 128x4096x4096 or 1000x1000x2000)) or ((stream_k or pingpong) and kmajor and (512x4608x3584 or 1000x1000x2000)) or (sliced and (512x4608x3584 or 300x1000x2000))" \
       > "$out/memcheck-gluon.txt" 2>&1
     echo "memcheck test_gluon: exit $? ($(grep -cE '^=========.*(Invalid|Error)' "$out/memcheck-gluon.txt") errors)"
     tail -n 3 "$out/memcheck-gluon.txt"

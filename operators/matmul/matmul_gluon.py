@@ -21,6 +21,10 @@ spent on padding rows; the tile is written back transposed.
 matmul_pingpong_kernel gives the consumer side to two warpgroups that take a program's tiles in
 turn, so that one's epilogue runs under the other's products (see "Ping-pong" below).
 
+matmul_sliced_kernel makes the swapped product's tiles of two to four 64-row slices of the weight,
+a consumer warpgroup each, so that 128 to 512 rows can take tiles sized for one wave (192 weight
+rows, which no power-of-two block is; see "Sliced tiles" below).
+
 matmul_stream_k_kernel is the same program for products whose tiles leave the last wave partly
 empty (128 to 512 rows): that wave's K blocks are shared out evenly between the programs, and a
 tile cut between programs is summed by the one that adds its last piece (see "Stream-K" below).
@@ -79,14 +83,18 @@ def _stage_before(index, NUM_STAGES: gl.constexpr):
 
 @gluon.jit
 def _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, off_r, off_c, k_lo, k_hi, index, phase,
-                  BLOCK_K: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
-    """Loads one tile's operands from column k_lo of K up to k_hi, a stage at a time."""
+                  BLOCK_K: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr,
+                  SLICES: gl.constexpr = 1):
+    """Loads one tile's operands from column k_lo of K up to k_hi, a stage at a time; a tile of
+    SLICES slices (swapped only) loads its rows' operand as that many blocks of x_desc."""
     for k in range(k_lo, k_hi, BLOCK_K):
         mbarrier.wait(empty.index(index), phase)
         bar = ready.index(index)
-        mbarrier.expect(bar, x_desc.block_type.nbytes + w_desc.block_type.nbytes)
+        mbarrier.expect(bar, SLICES * x_desc.block_type.nbytes + w_desc.block_type.nbytes)
         if SWAP_AB:  # x_desc: the weight [N, K]; w_desc: the activations [M, K]
-            tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
+            for s in gl.static_range(SLICES):
+                tma.async_copy_global_to_shared(x_desc, [off_r + s * x_desc.block_type.shape[0], k], bar,
+                                                x_bufs.index(index * SLICES + s))
             tma.async_copy_global_to_shared(w_desc, [off_c, k], bar, w_bufs.index(index))
         else:
             tma.async_copy_global_to_shared(x_desc, [off_r, k], bar, x_bufs.index(index))
@@ -101,34 +109,36 @@ def _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, off_r, off_c, k_
 @gluon.jit
 def _load_whole_tiles(x_desc, w_desc, x_bufs, w_bufs, ready, empty, tiles, num_pid_r, num_pid_c, K, index, phase,
                       TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
-                      NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+                      NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr,
+                      SLICES: gl.constexpr = 1):
     """Loads all of K for this program's tiles among the first `tiles`, one tile a program a turn."""
     for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
         pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
         index, phase = _load_k_range(x_desc, w_desc, x_bufs, w_bufs, ready, empty, pid_r * TILE_R, pid_c * TILE_C, 0,
-                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, SWAP_AB)
+                                     K, index, phase, BLOCK_K, NUM_STAGES, W_KMAJOR, SWAP_AB, SLICES)
     return index, phase
 
 
 @gluon.jit
 def _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
               TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
-              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, SLICES: gl.constexpr = 1):
     # Tiles are [TILE_R, TILE_C] of the accumulator: rows of A (or of the weight when SWAP_AB).
     num_pid_r = gl.cdiv(ROWS, TILE_R)
     num_pid_c = gl.cdiv(COLS, TILE_C)
     index = gl.to_tensor(0)
     phase = gl.to_tensor(1)  # a fresh stage is free: the first wait on `empty` passes
     _load_whole_tiles(x_desc, w_desc, x_bufs, w_bufs, ready, empty, num_pid_r * num_pid_c, num_pid_r, num_pid_c, K,
-                      index, phase, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB)
+                      index, phase, TILE_R, TILE_C, BLOCK_K, GROUP_M, NUM_STAGES, W_KMAJOR, SWAP_AB, SLICES)
 
 
 @gluon.jit
 def _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc_layout: gl.constexpr,
                  TILE_R: gl.constexpr, TILE_C: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
-                 SWAP_AB: gl.constexpr):
+                 SWAP_AB: gl.constexpr, SLICE: gl.constexpr = 0, SLICES: gl.constexpr = 1):
     """One tile's product over its K blocks k_begin to k_end (exclusive), as the stages land; every
-    stage it read is released. Zeros when the range is empty."""
+    stage it read is released. Zeros when the range is empty. TILE_R is the rows of this
+    warpgroup's slice, SLICE of SLICES, of a sliced tile."""
     acc = gl.zeros((TILE_R, TILE_C), dtype=gl.float32, layout=acc_layout)
     for kk in range(k_begin, k_end):
         mbarrier.wait(ready.index(index), phase)
@@ -136,7 +146,7 @@ def _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc
             w_tile = w_bufs.index(index).permute((1, 0))  # [BLOCK_K, TILE_C] as wgmma's B
         else:
             w_tile = w_bufs.index(index)
-        acc = warpgroup_mma(x_bufs.index(index), w_tile, acc, is_async=True, use_acc=kk > k_begin)
+        acc = warpgroup_mma(x_bufs.index(index * SLICES + SLICE), w_tile, acc, is_async=True, use_acc=kk > k_begin)
         # At most one wgmma in flight: the one before has read its stage, which is free again.
         # The stage is derived from this one rather than carried in a second loop variable:
         # Triton 3.6 compiled such a carried stage as loop-invariant, and the ring deadlocked
@@ -182,17 +192,20 @@ def _store_tile(acc, dtype: gl.constexpr, c_desc, c_smem, c_ptr, bias_ptr, strid
 def _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, tiles, num_pid_r,
                      num_pid_c, ROWS, COLS, k_tiles, index, phase, acc_layout: gl.constexpr, TILE_R: gl.constexpr,
                      TILE_C: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
-                     SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr):
-    """Multiplies and stores this program's tiles among the first `tiles`, as _load_whole_tiles loads them."""
+                     SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr, SLICE: gl.constexpr = 0,
+                     SLICES: gl.constexpr = 1):
+    """Multiplies and stores this program's tiles among the first `tiles`, as _load_whole_tiles
+    loads them; of a sliced tile, slice SLICE's rows."""
     dtype: gl.constexpr = x_bufs.dtype
+    SLICE_R: gl.constexpr = TILE_R // SLICES
     for t in range(gl.program_id(0), tiles, gl.num_programs(0)):
         pid_r, pid_c = _tile_of(t, num_pid_r, num_pid_c, GROUP_M)
-        off_r = pid_r * TILE_R
+        off_r = pid_r * TILE_R + SLICE * SLICE_R
         off_c = pid_c * TILE_C
-        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, TILE_R,
-                                         TILE_C, NUM_STAGES, W_KMAJOR, SWAP_AB)
+        acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, SLICE_R,
+                                         TILE_C, NUM_STAGES, W_KMAJOR, SWAP_AB, SLICE, SLICES)
         _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS, acc_layout,
-                    TILE_R, TILE_C, SWAP_AB, HAS_BIAS)
+                    SLICE_R, TILE_C, SWAP_AB, HAS_BIAS)
     return index, phase
 
 
@@ -220,10 +233,12 @@ def _mma_loop(x_bufs, w_bufs, ready, empty, c_desc, c_ptr, bias_ptr, stride_cm, 
 
 @gluon.jit
 def _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R: gl.constexpr, TILE_C: gl.constexpr,
-                         BLOCK_K: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+                         BLOCK_K: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr,
+                         SLICES: gl.constexpr = 1):
     dtype: gl.constexpr = x_ptr.dtype.element_ty
-    x_desc = tma.make_tensor_descriptor(x_ptr, [ROWS, K], [stride_x, 1], [TILE_R, BLOCK_K],
-                                        nvmma_layout([TILE_R, BLOCK_K], dtype))
+    SLICE_R: gl.constexpr = TILE_R // SLICES
+    x_desc = tma.make_tensor_descriptor(x_ptr, [ROWS, K], [stride_x, 1], [SLICE_R, BLOCK_K],
+                                        nvmma_layout([SLICE_R, BLOCK_K], dtype))
     if SWAP_AB or W_KMAJOR:
         w_desc = tma.make_tensor_descriptor(w_ptr, [COLS, K], [stride_w, 1], [TILE_C, BLOCK_K],
                                             nvmma_layout([TILE_C, BLOCK_K], dtype))
@@ -236,13 +251,13 @@ def _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R
 @gluon.jit
 def _producer(x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R: gl.constexpr,
               TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
-              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr):
+              W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, SLICES: gl.constexpr = 1):
     # The warps that issue a TMA make its tensor map: a map written by other warps would need
     # their proxy fences to reach this one.
     x_desc, w_desc = _operand_descriptors(x_ptr, w_ptr, ROWS, COLS, K, stride_x, stride_w, TILE_R, TILE_C, BLOCK_K,
-                                          W_KMAJOR, SWAP_AB)
+                                          W_KMAJOR, SWAP_AB, SLICES)
     _load_loop(x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
-               NUM_STAGES, W_KMAJOR, SWAP_AB)
+               NUM_STAGES, W_KMAJOR, SWAP_AB, SLICES)
 
 
 @gluon.jit
@@ -261,12 +276,16 @@ def _consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COL
 
 @gluon.jit
 def _ring(dtype: gl.constexpr, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK_K: gl.constexpr,
-          NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, CONSUMER_WARPS: gl.constexpr):
+          NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr, SWAP_AB: gl.constexpr, CONSUMER_WARPS: gl.constexpr,
+          SLICES: gl.constexpr = 1):
     """The shared-memory stages of both operands and their ready/empty barriers. A partition's
     mbarrier.arrive is one arrival, made by its first thread (the PTX predicates it on the thread
-    index modulo the partition's threads): a stage is empty once the consumer that read it has
-    arrived, ready once the producer has (with the bytes of both loads)."""
-    x_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, TILE_R, BLOCK_K], nvmma_layout([TILE_R, BLOCK_K], dtype))
+    index modulo the partition's threads): a stage is empty once the consumers that read it (one,
+    or one a slice) have arrived, ready once the producer has (with the bytes of every load). A
+    sliced tile's rows' operand is SLICES blocks a stage, stage i's slice s at i * SLICES + s."""
+    SLICE_R: gl.constexpr = TILE_R // SLICES
+    x_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES * SLICES, SLICE_R, BLOCK_K],
+                                       nvmma_layout([SLICE_R, BLOCK_K], dtype))
     if SWAP_AB or W_KMAJOR:
         w_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, TILE_C, BLOCK_K],
                                            nvmma_layout([TILE_C, BLOCK_K], dtype))
@@ -277,7 +296,7 @@ def _ring(dtype: gl.constexpr, TILE_R: gl.constexpr, TILE_C: gl.constexpr, BLOCK
     empty = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
     for i in gl.static_range(NUM_STAGES):
         mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=1)
+        mbarrier.init(empty.index(i), count=SLICES)
     return x_bufs, w_bufs, ready, empty
 
 
@@ -322,6 +341,82 @@ def matmul_ws_desc_kernel(x_desc, w_desc, c_desc, c_ptr, bias_ptr, ROWS, COLS, K
         (_load_loop, (x_desc, w_desc, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C, BLOCK_K, GROUP_M,
                       NUM_STAGES, W_KMAJOR, SWAP_AB)),
     ], [1], [PRODUCER_REGS])
+
+
+# Sliced tiles: the products of 128 to 512 rows make one or two waves of tiles, and power-of-two
+# tiles fill 132 SMs badly (Qwen2.5-7B's qkv at 512 rows: 144 tiles of 128 x 128, 72 of 128 x 256);
+# cuBLAS sizes its tiles for one wave instead (192 weight rows x 128 tokens for Llama-3-8B's qkv at
+# 512 rows: 128 tiles). Triton 3.6's Gluon allocates only power-of-two blocks, so a 192-row tile
+# is made of three 64-row slices: the producer loads a stage's weight as three blocks beside one
+# block of tokens, and each slice is its own consumer warpgroup (partition), with its own 64-row
+# accumulator, reading the shared token block. A stage is empty once every slice has arrived.
+
+SLICE_ROWS = gl.constexpr(64)  # one warpgroup's wgmma rows
+
+
+@gluon.jit
+def _sliced_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C: gl.constexpr,
+                     BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr, HAS_BIAS: gl.constexpr,
+                     SLICE: gl.constexpr, SLICES: gl.constexpr):
+    dtype: gl.constexpr = x_bufs.dtype
+    TILE_R: gl.constexpr = SLICE_ROWS * SLICES
+    acc_layout: gl.constexpr = wgmma_layout(SLICE_ROWS, TILE_C, 4, dtype.primitive_bitwidth)
+    num_pid_r = gl.cdiv(ROWS, TILE_R)
+    num_pid_c = gl.cdiv(COLS, TILE_C)
+    _mma_whole_tiles(x_bufs, w_bufs, ready, empty, 0, 0, c_ptr, bias_ptr, stride_c, num_pid_r * num_pid_c, num_pid_r,
+                     num_pid_c, ROWS, COLS, gl.cdiv(K, BLOCK_K), gl.to_tensor(0), gl.to_tensor(0), acc_layout, TILE_R,
+                     TILE_C, GROUP_M, NUM_STAGES, True, True, HAS_BIAS, SLICE, SLICES)
+
+
+@gluon.jit
+def matmul_sliced_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_x, stride_w, stride_c,
+                         TILE_C: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr,
+                         SLICES: gl.constexpr, HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
+    """matmul_ws_kernel's swapped product (x the weight [N, K], w the activations [M, K], both
+    K-major; ROWS = N, COLS = M) in tiles of SLICES x 64 weight rows by TILE_C tokens, one consumer
+    warpgroup a slice. num_warps must be 4 (the first slice's); SLICES 2 to 4; a program per SM at
+    most."""
+    gl.static_assert(num_warps == 4, "matmul_sliced_kernel: num_warps is the first slice's warpgroup, 4")
+    gl.static_assert(SLICES >= 2 and SLICES <= 4, "matmul_sliced_kernel: SLICES must be 2, 3 or 4")
+    TILE_R: gl.constexpr = SLICE_ROWS * SLICES
+    x_bufs, w_bufs, ready, empty = _ring(x_ptr.dtype.element_ty, TILE_R, TILE_C, BLOCK_K, NUM_STAGES, True, True,
+                                         num_warps, SLICES)
+    # Each slice's warpgroup's setmaxnreg budget: the SM's 64K registers, less the producer's, shared
+    # by the slices' warpgroups of 128 threads, in multiples of 8.
+    REGS: gl.constexpr = (65536 // 128 - PRODUCER_REGS) // SLICES // 8 * 8
+    if SLICES == 2:
+        gl.warp_specialize([
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 0, SLICES)),
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 1, SLICES)),
+            (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
+                         BLOCK_K, GROUP_M, NUM_STAGES, True, True, SLICES)),
+        ], [4, 1], [REGS, PRODUCER_REGS])
+    elif SLICES == 3:
+        gl.warp_specialize([
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 0, SLICES)),
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 1, SLICES)),
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 2, SLICES)),
+            (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
+                         BLOCK_K, GROUP_M, NUM_STAGES, True, True, SLICES)),
+        ], [4, 4, 1], [REGS, REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 0, SLICES)),
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 1, SLICES)),
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 2, SLICES)),
+            (_sliced_consumer, (x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, ROWS, COLS, K, TILE_C,
+                                BLOCK_K, GROUP_M, NUM_STAGES, HAS_BIAS, 3, SLICES)),
+            (_producer, (x_ptr, w_ptr, stride_x, stride_w, x_bufs, w_bufs, ready, empty, ROWS, COLS, K, TILE_R, TILE_C,
+                         BLOCK_K, GROUP_M, NUM_STAGES, True, True, SLICES)),
+        ], [4, 4, 4, 1], [REGS, REGS, REGS, PRODUCER_REGS])
 
 
 # Ping-pong: two consumer warpgroups take a program's tiles in turn (CUTLASS's "pingpong" kernel

@@ -86,6 +86,8 @@ info = test_gluon.launch_stream_k(a, w, torch.empty(256, 384, dtype=torch.bfloat
 out["stream-K"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
 info = test_gluon.launch_pingpong(a, w, torch.empty(256, 384, dtype=torch.bfloat16), True, warmup=True)
 out["ping-pong"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
+info = test_gluon.launch_sliced(a, w, torch.empty(256, 384, dtype=torch.bfloat16), tile=(3, 128, 64), warmup=True)
+out["sliced"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"]}
 print(json.dumps(out))
 """
 
@@ -108,6 +110,11 @@ def test_the_hopper_gemm_compiles_to_wgmma_tma_and_warp_specialization(tmp_path)
     assert "atom.global.gpu.acq_rel.add" in ptx and "ld.global.cg" in ptx
     # Ping-pong: two consumer warpgroups and the producer's warp, 12 warps in all.
     assert json.loads(result.stdout.strip().splitlines()[-1])["ping-pong"]["num_warps"] == 12
+    # Three slices of 64 weight rows: three consumer warpgroups and the producer's, each stage's
+    # weight loaded as three blocks.
+    sliced = json.loads(result.stdout.strip().splitlines()[-1])["sliced"]
+    assert sliced["num_warps"] == 16
+    assert sliced["ptx"].count("cp.async.bulk.tensor.2d.shared::cluster.global") == 4
 
 
 def launch_gemm(a, w, c, w_kmajor, bias=None, swap_ab=None, warmup=False, triton_itself=False):
@@ -200,6 +207,55 @@ def launch_pingpong(a, w, c, w_kmajor, bias=None, tile=(128, 128, 64), programs=
     if triton_itself:
         return matmul_gluon.matmul_pingpong_kernel[(programs, )](*args, **meta)
     return triton_jit.jit(matmul_gluon.matmul_pingpong_kernel)[(programs, )](*args, **meta)
+
+
+def launch_sliced(a, w, c, bias=None, tile=(3, 128, 64), programs=None, warmup=False, triton_itself=False):
+    """C = A @ W^T (W [N, K]) through matmul_sliced_kernel, tile = (slices, tokens, BLOCK_K)."""
+    M, K = a.shape
+    N = w.shape[0]
+    slices, tile_c, block_k = tile
+    stages = matmul_gluon.stages_that_fit(64 * slices, tile_c, block_k, a.element_size(), epilogues=0)
+    if programs is None:
+        sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
+        programs = min(sms, triton.cdiv(N, 64 * slices) * triton.cdiv(M, tile_c))
+    args = (w, a, c, bias, N, M, K, w.stride(0), a.stride(0), c.stride(0))
+    meta = dict(TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=stages, SLICES=slices,
+                HAS_BIAS=bias is not None, num_warps=4)
+    if warmup:
+        return triton_jit.jit(matmul_gluon.matmul_sliced_kernel).warmup(*args, grid=(programs, ), **meta)
+    if triton_itself:
+        return matmul_gluon.matmul_sliced_kernel[(programs, )](*args, **meta)
+    return triton_jit.jit(matmul_gluon.matmul_sliced_kernel)[(programs, )](*args, **meta)
+
+
+# (M, N, K, (slices, tokens, BLOCK_K), programs): the one-wave tiles of Llama-3-8B's qkv and
+# Qwen2.5-7B's at 512 rows (192 x 128), four and two slices, ragged edges on both sides with a
+# bias (1000 rows: N = 1000 is not a multiple of 192, nor M = 300 of 128), a K that is not a
+# multiple of BLOCK_K, and several tiles a program.
+SLICED_CASES = [
+    (512, 6144, 4096, (3, 128, 64), None),
+    (512, 4608, 3584, (3, 128, 64), None),
+    (128, 37888, 3584, (4, 128, 64), None),
+    (256, 4096, 14336, (2, 256, 64), None),
+    (300, 1000, 2000, (3, 128, 64), 3),
+    (65, 1000, 200, (3, 64, 64), None),
+]
+
+
+@requires_gpu
+@pytest.mark.parametrize("M, N, K, tile, programs", SLICED_CASES,
+                         ids=[f"{m}x{n}x{k}-{t[0]}x{t[1]}" for m, n, k, t, _ in SLICED_CASES])
+def test_the_sliced_gemm_matches_torch(M, N, K, tile, programs):
+    a, weight, _, c, _ = bf16_product(M, N, K, True)
+    bias = torch.randn(N, device="cuda", dtype=torch.bfloat16) if N == 1000 else None
+    reference = a.double() @ weight.double().t() + (bias.double() if bias is not None else 0)
+    launch_sliced(a, weight, c, bias=bias, tile=tile, programs=programs)
+    theirs = torch.full_like(c, float("nan"))
+    launch_sliced(a, weight, theirs, bias=bias, tile=tile, programs=programs, triton_itself=True)
+    torch.cuda.synchronize()
+    error = ((c.double() - reference).norm() / reference.norm()).item()
+    assert error < 1e-2, error
+    assert torch.equal(c, theirs)  # the runtime launches what Triton launches
 
 
 # (M, N, K, tile, programs): several tiles a program (the second warpgroup's count one short of
