@@ -62,7 +62,7 @@ def configs(M, kernels=("whole", "stream-K", "ping-pong", "sliced")):
     # 128 to 256 weight rows by 64 to 256 tokens, sized for one wave where powers of two are not.
     slices = [(n, t) for n, t in ((3, 128), (4, 128), (2, 256), (3, 64), (4, 64)) if t <= 128 or M > 128]
     sliced = [(f"sliced {64 * n}x{t}x64 s{s}", dict(swap=True, slices=n, tile_c=t, block_k=64, stages=s))
-              for n, t in slices for s in [matmul_gluon.stages_that_fit(64 * n, t, 64, 2, epilogues=0)]]
+              for n, t in slices for s in [matmul_gluon.stages_that_fit(64 * n, t, 64, 2)]]
     return (mine + shared + (turns if M > 256 and "ping-pong" in kernels else []) +
             (sliced if "sliced" in kernels else []))
 

@@ -163,9 +163,20 @@ def _mma_k_range(x_bufs, w_bufs, ready, empty, k_begin, k_end, index, phase, acc
 @gluon.jit
 def _store_tile(acc, dtype: gl.constexpr, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS,
                 acc_layout: gl.constexpr, TILE_R: gl.constexpr, TILE_C: gl.constexpr, SWAP_AB: gl.constexpr,
-                HAS_BIAS: gl.constexpr):
-    """Writes a finished fp32 tile to C (of `dtype`), with the bias added."""
-    if SWAP_AB:
+                HAS_BIAS: gl.constexpr, STORE_BY_TMA: gl.constexpr = False):
+    """Writes a finished fp32 tile to C (of `dtype`), with the bias added. A swapped tile is
+    stored from registers, or, STORE_BY_TMA, transposed into c_smem ([TILE_C, TILE_R]: stmatrix's
+    transposing form) and on by TMA (c_desc over C in [TILE_C, TILE_R] blocks)."""
+    if SWAP_AB and STORE_BY_TMA:
+        if HAS_BIAS:
+            rows_layout: gl.constexpr = gl.SliceLayout(1, acc_layout)
+            n = off_r + gl.arange(0, TILE_R, layout=rows_layout)
+            acc = acc + gl.expand_dims(gl.load(bias_ptr + n, mask=n < ROWS, other=0.0).to(gl.float32), 1)
+        tma.store_wait(pendings=0)  # the last tile's store has read c_smem
+        c_smem.store(gl.permute(acc.to(dtype), (1, 0)))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_c, off_r], c_smem)
+    elif SWAP_AB:
         # acc is C^T: rows index N (the weight's), columns index M (tokens). Few tokens: store
         # straight from registers, each thread its own elements, masked at both edges.
         rows_layout: gl.constexpr = gl.SliceLayout(1, acc_layout)
@@ -193,7 +204,7 @@ def _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_p
                      num_pid_c, ROWS, COLS, k_tiles, index, phase, acc_layout: gl.constexpr, TILE_R: gl.constexpr,
                      TILE_C: gl.constexpr, GROUP_M: gl.constexpr, NUM_STAGES: gl.constexpr, W_KMAJOR: gl.constexpr,
                      SWAP_AB: gl.constexpr, HAS_BIAS: gl.constexpr, SLICE: gl.constexpr = 0,
-                     SLICES: gl.constexpr = 1):
+                     SLICES: gl.constexpr = 1, STORE_BY_TMA: gl.constexpr = False):
     """Multiplies and stores this program's tiles among the first `tiles`, as _load_whole_tiles
     loads them; of a sliced tile, slice SLICE's rows."""
     dtype: gl.constexpr = x_bufs.dtype
@@ -205,7 +216,7 @@ def _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_p
         acc, index, phase = _mma_k_range(x_bufs, w_bufs, ready, empty, 0, k_tiles, index, phase, acc_layout, SLICE_R,
                                          TILE_C, NUM_STAGES, W_KMAJOR, SWAP_AB, SLICE, SLICES)
         _store_tile(acc, dtype, c_desc, c_smem, c_ptr, bias_ptr, stride_cm, off_r, off_c, ROWS, COLS, acc_layout,
-                    SLICE_R, TILE_C, SWAP_AB, HAS_BIAS)
+                    SLICE_R, TILE_C, SWAP_AB, HAS_BIAS, STORE_BY_TMA)
     return index, phase
 
 
@@ -361,11 +372,16 @@ def _sliced_consumer(x_bufs, w_bufs, ready, empty, c_ptr, bias_ptr, stride_c, RO
     dtype: gl.constexpr = x_bufs.dtype
     TILE_R: gl.constexpr = SLICE_ROWS * SLICES
     acc_layout: gl.constexpr = wgmma_layout(SLICE_ROWS, TILE_C, 4, dtype.primitive_bitwidth)
+    # The slice is C's [TILE_C tokens, 64 weight rows] block, transposed on its way to shared memory.
+    c_desc = tma.make_tensor_descriptor(c_ptr, [COLS, ROWS], [stride_c, 1], [TILE_C, SLICE_ROWS],
+                                        nvmma_layout([TILE_C, SLICE_ROWS], dtype))
+    c_smem = gl.allocate_shared_memory(dtype, [TILE_C, SLICE_ROWS], nvmma_layout([TILE_C, SLICE_ROWS], dtype))
     num_pid_r = gl.cdiv(ROWS, TILE_R)
     num_pid_c = gl.cdiv(COLS, TILE_C)
-    _mma_whole_tiles(x_bufs, w_bufs, ready, empty, 0, 0, c_ptr, bias_ptr, stride_c, num_pid_r * num_pid_c, num_pid_r,
-                     num_pid_c, ROWS, COLS, gl.cdiv(K, BLOCK_K), gl.to_tensor(0), gl.to_tensor(0), acc_layout, TILE_R,
-                     TILE_C, GROUP_M, NUM_STAGES, True, True, HAS_BIAS, SLICE, SLICES)
+    _mma_whole_tiles(x_bufs, w_bufs, ready, empty, c_desc, c_smem, c_ptr, bias_ptr, stride_c, num_pid_r * num_pid_c,
+                     num_pid_r, num_pid_c, ROWS, COLS, gl.cdiv(K, BLOCK_K), gl.to_tensor(0), gl.to_tensor(0),
+                     acc_layout, TILE_R, TILE_C, GROUP_M, NUM_STAGES, True, True, HAS_BIAS, SLICE, SLICES, True)
+    tma.store_wait(pendings=0)
 
 
 @gluon.jit
@@ -374,8 +390,9 @@ def matmul_sliced_kernel(x_ptr, w_ptr, c_ptr, bias_ptr, ROWS, COLS, K, stride_x,
                          SLICES: gl.constexpr, HAS_BIAS: gl.constexpr, num_warps: gl.constexpr):
     """matmul_ws_kernel's swapped product (x the weight [N, K], w the activations [M, K], both
     K-major; ROWS = N, COLS = M) in tiles of SLICES x 64 weight rows by TILE_C tokens, one consumer
-    warpgroup a slice. num_warps must be 4 (the first slice's); SLICES 2 to 4; a program per SM at
-    most."""
+    warpgroup a slice, each writing its slice by TMA (C's rows 16-byte aligned, as every operand's).
+    num_warps must be 4 (the first slice's); SLICES 2 to 4; a program per SM at most; a ring of
+    stages_that_fit(64 * SLICES, TILE_C, BLOCK_K, bytes) stages at most."""
     gl.static_assert(num_warps == 4, "matmul_sliced_kernel: num_warps is the first slice's warpgroup, 4")
     gl.static_assert(SLICES >= 2 and SLICES <= 4, "matmul_sliced_kernel: SLICES must be 2, 3 or 4")
     TILE_R: gl.constexpr = SLICE_ROWS * SLICES

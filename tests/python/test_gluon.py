@@ -214,7 +214,7 @@ def launch_sliced(a, w, c, bias=None, tile=(3, 128, 64), programs=None, warmup=F
     M, K = a.shape
     N = w.shape[0]
     slices, tile_c, block_k = tile
-    stages = matmul_gluon.stages_that_fit(64 * slices, tile_c, block_k, a.element_size(), epilogues=0)
+    stages = matmul_gluon.stages_that_fit(64 * slices, tile_c, block_k, a.element_size())
     if programs is None:
         sms = torch.cuda.get_device_properties(0).multi_processor_count if torch.cuda.is_available() else 132
         programs = min(sms, triton.cdiv(N, 64 * slices) * triton.cdiv(M, tile_c))
