@@ -71,19 +71,22 @@ def make_inputs(lens_q, lens_k, heads, kv_heads, d, dtype, packed=False, seed=0)
 
 KERNELS = {"ws": attention_gluon.attention_fwd_kernel,
            "pingpong": attention_gluon.attention_fwd_pingpong_kernel,
+           "ordered": attention_gluon.attention_fwd_ordered_kernel,
            "persistent": attention_gluon.attention_fwd_persistent_kernel,
+           "persistent-ordered": attention_gluon.attention_fwd_persistent_ordered_kernel,
            "persistent-n64": attention_gluon.attention_fwd_persistent_kernel}
 
 
 def gluon_attention(q, k, v, cu_q, cu_k, max_q, causal, scale, out=None, kernel="ws", config=None):
     """attention_gluon's kernel ('ws': one consumer partition of two warpgroups; 'pingpong': two
-    consumer partitions; 'persistent': the ping-pong program over a grid of at most one program
-    per SM, 'persistent-n64' with 64-key blocks and four stages) through Triton's launch."""
+    consumer partitions; 'ordered': those two issuing their products in turn; 'persistent': the
+    ping-pong program over a grid of at most one program per SM, 'persistent-ordered' with the
+    turns, 'persistent-n64' with 64-key blocks and four stages) through Triton's launch."""
     fn = KERNELS[kernel]
     heads, d = q.shape[1], q.shape[2]
     persistent = kernel.startswith("persistent")
-    cfg = dict(config or attention_gluon.launch_config(d, q.element_size(), causal, max_q, kernel == "pingpong",
-                                                       persistent))
+    cfg = dict(config or attention_gluon.launch_config(d, q.element_size(), causal, max_q,
+                                                       kernel in ("pingpong", "ordered"), persistent))
     if kernel == "persistent-n64" and config is None:
         cfg.update(BLOCK_N=64, NUM_STAGES=4)
     o = torch.empty_like(q) if out is None else out
@@ -341,7 +344,8 @@ def main():
     parser.add_argument("--out", help="write the timings as attention.json there (and attention.png)")
     parser.add_argument("--plot", metavar="ATTENTION_JSON", help="draw attention.png beside an attention.json and exit")
     parser.add_argument("--kernel", default="both",
-                        help="comma-separated: ws (attention_fwd_kernel), pingpong, persistent, persistent-n64; "
+                        help="comma-separated: ws (attention_fwd_kernel), pingpong, ordered, persistent, persistent-ordered, "
+                        "persistent-n64; "
                         "both = ws,pingpong")
     parser.add_argument("--lengths", help="comma-separated contexts to time (default 512 to 16384)")
     parser.add_argument("--gqa", default="32/8,28/4", help="comma-separated query/KV heads to time")

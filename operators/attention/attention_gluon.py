@@ -261,12 +261,38 @@ def _softmax(s, m_i, l_i, j, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N: 
 
 
 @gluon.jit
+def _take_turn(turns, step, WHICH: gl.constexpr, ORDERED: gl.constexpr):
+    """Ordered: waits until the other warpgroup has issued its products of the step before
+    (warpgroup 0's step k follows warpgroup 1's step k - 1; warpgroup 1's step k follows warpgroup
+    0's step k). Each warpgroup is at most a step ahead of the other, so parity tells the phases
+    apart."""
+    if ORDERED:
+        if WHICH == 1:
+            mbarrier.wait(turns.index(1), step & 1)
+        elif step > 0:
+            mbarrier.wait(turns.index(0), (step - 1) & 1)
+
+
+@gluon.jit
+def _give_turn(turns, step, WHICH: gl.constexpr, ORDERED: gl.constexpr):
+    """Ordered: lets the other warpgroup issue its products; returns the steps taken, this one too."""
+    if ORDERED:
+        mbarrier.arrive(turns.index(1 - WHICH), count=1)
+        step += 1
+    return step
+
+
+@gluon.jit
 def _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, k_ready, v_ready, empty, q_row0, q_len,
             k_len, n_full, n_blocks, m0, head, base, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
-            BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr):
+            BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, turns=0, step=0, WHICH: gl.constexpr = 0,
+            ORDERED: gl.constexpr = False):
     """The query rows m0 .. m0 + rows of q_smem of one tile against its n_blocks key blocks, the
     first at the ring's block `base`; every stage read goes back to the producer; the output rows
-    inside the sequence are written through q_smem (free once the last scores are computed)."""
+    inside the sequence are written through q_smem (free once the last scores are computed).
+    ORDERED: the two warpgroups (WHICH 0 and 1) issue their products in turn (FlashAttention-3's
+    ping-pong), so that one's softmax runs under the other's products; `step` counts the issues
+    this warpgroup has made (n_blocks + 1 a tile), returned updated."""
     num_warps: gl.constexpr = gl.num_warps()
     ROWS: gl.constexpr = q_smem.shape[0]
     dtype: gl.constexpr = q_smem.dtype
@@ -287,7 +313,9 @@ def _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, k_r
     if n_blocks > 0:  # block 0: its scores and probabilities
         first = base % NUM_STAGES
         mbarrier.wait(k_ready.index(first), (base // NUM_STAGES) & 1)
+        _take_turn(turns, step, WHICH, ORDERED)
         s = warpgroup_mma(q_smem, k_bufs.index(first).permute((1, 0)), s_init, use_acc=False, is_async=True)
+        step = _give_turn(turns, step, WHICH, ORDERED)
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s, ))
         p32, m_i, l_i, alpha = _softmax(s, m_i, l_i, 0, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N, CAUSAL)
         p = gl.convert_layout(p32.to(dtype), p_layout)
@@ -299,10 +327,12 @@ def _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, k_r
         g = base + j
         index = g % NUM_STAGES
         mbarrier.wait(k_ready.index(index), (g // NUM_STAGES) & 1)
+        _take_turn(turns, step, WHICH, ORDERED)
         s_tok = warpgroup_mma(q_smem, k_bufs.index(index).permute((1, 0)), s_init, use_acc=False, is_async=True)
         before = (g - 1) % NUM_STAGES
         mbarrier.wait(v_ready.index(before), ((g - 1) // NUM_STAGES) & 1)
         o_tok = warpgroup_mma(p, v_bufs.index(before), acc, is_async=True)
+        step = _give_turn(turns, step, WHICH, ORDERED)
         s = warpgroup_mma_wait(num_outstanding=1, deps=(s_tok, ))
         p32, m_i, l_i, alpha = _softmax(s, m_i, l_i, j, n_full, offs_m, k_len, q_len, scale_log2, BLOCK_N, CAUSAL)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(o_tok, p))
@@ -315,7 +345,9 @@ def _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, k_r
         g_last = base + n_blocks - 1
         last = g_last % NUM_STAGES
         mbarrier.wait(v_ready.index(last), (g_last // NUM_STAGES) & 1)
+        _take_turn(turns, step, WHICH, ORDERED)
         o_tok = warpgroup_mma(p, v_bufs.index(last), acc, is_async=True)
+        step = _give_turn(turns, step, WHICH, ORDERED)
         acc, p = warpgroup_mma_wait(num_outstanding=0, deps=(o_tok, p))
         mbarrier.arrive(empty.index(last), count=1)
 
@@ -332,34 +364,38 @@ def _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_smem, k_bufs, v_bufs, k_r
     cols = gl.arange(0, HEAD_DIM, layout=gl.SliceLayout(0, out_layout))
     offsets = gl.expand_dims((q_row0 + rows).to(gl.int64) * stride_ot, 1) + gl.expand_dims(cols, 0)
     gl.store(o_ptr + head * stride_oh + offsets, o, mask=gl.expand_dims(rows < q_len, 1))
+    return step
 
 
 @gluon.jit
 def _compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_bufs, k_bufs, v_bufs, q_ready,
                        k_ready, v_ready, empty, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
-                       BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr):
+                       BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr, turns=0,
+                       ORDERED: gl.constexpr = False):
     """The rows of q_bufs' one tile: the whole query block, or its half HALF (0 or 1). Either way
     the key blocks are the whole query block's (the producer loads one sequence of stages for all
     consumers, and each must release each stage): a half above the diagonal sees its last blocks
-    wholly masked."""
+    wholly masked. ORDERED: the halves take turns through `turns` (see _attend)."""
     gl.static_assert(NUM_STAGES >= 2, "a stage is released a block after it is read: one stage would deadlock")
     block, head, seq = _tile(CAUSAL)
     q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M, BLOCK_N, CAUSAL)
     mbarrier.wait(q_ready.index(0), 0)
     _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_bufs.index(0), k_bufs, v_bufs, k_ready, v_ready, empty, q_row0,
             q_len, k_len, n_full, n_blocks, block * BLOCK_M + HALF * q_bufs.shape[1], head, 0, HEAD_DIM, CAUSAL,
-            BLOCK_N, NUM_STAGES)
+            BLOCK_N, NUM_STAGES, turns, gl.to_tensor(0), HALF, ORDERED)
 
 
 @gluon.jit
 def _persistent_compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch, q_blocks,
                                   q_bufs, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
                                   HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
-                                  BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr):
+                                  BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr, HALF: gl.constexpr, turns=0,
+                                  ORDERED: gl.constexpr = False):
     """_compute_partition over every tile of this program, as the producer walks them."""
     gl.static_assert(NUM_STAGES >= 2, "a stage is released a block after it is read: one stage would deadlock")
     base = gl.to_tensor(0)  # key blocks consumed so far
     taken = gl.to_tensor(0)  # tiles consumed so far
+    steps = gl.to_tensor(0)  # products issued in turn so far (ORDERED)
     for t in range(gl.program_id(0), q_blocks * heads * batch, gl.num_programs(0)):
         block, head, seq = _tile_at(t, q_blocks, heads, batch, CAUSAL)
         q_row0, q_len, k_row0, k_len, n_full, n_blocks = _bounds(cu_q_ptr, cu_k_ptr, block, seq, BLOCK_M, BLOCK_N,
@@ -367,9 +403,10 @@ def _persistent_compute_partition(o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_
         if block * BLOCK_M < q_len:
             buf = taken % 2
             mbarrier.wait(q_ready.index(buf), (taken // 2) & 1)
-            _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_bufs.index(buf), k_bufs, v_bufs, k_ready, v_ready,
-                    empty, q_row0, q_len, k_len, n_full, n_blocks, block * BLOCK_M + HALF * q_bufs.shape[1], head, base,
-                    HEAD_DIM, CAUSAL, BLOCK_N, NUM_STAGES)
+            steps = _attend(o_ptr, scale_log2, stride_ot, stride_oh, q_bufs.index(buf), k_bufs, v_bufs, k_ready,
+                            v_ready, empty, q_row0, q_len, k_len, n_full, n_blocks,
+                            block * BLOCK_M + HALF * q_bufs.shape[1], head, base, HEAD_DIM, CAUSAL, BLOCK_N,
+                            NUM_STAGES, turns, steps, HALF, ORDERED)
             # The output has been read out of the buffer (into registers, then stored): the
             # producer may load a later tile's queries there.
             mbarrier.arrive(q_empty.index(buf), count=1)
@@ -441,6 +478,40 @@ def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_l
 
 
 @gluon.jit
+def _turns(ORDERED: gl.constexpr):
+    """The two warpgroups' turn barriers (warpgroup 0's, then 1's), or nothing."""
+    if ORDERED:
+        turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+        for i in gl.static_range(2):
+            mbarrier.init(turns.index(i), count=1)
+    else:
+        turns = 0
+    return turns
+
+
+@gluon.jit
+def _pingpong_program(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_kt, stride_vt,
+                      stride_ot, stride_oh, total_q, total_k, GROUP: gl.constexpr, HEAD_DIM: gl.constexpr,
+                      CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr,
+                      ORDERED: gl.constexpr):
+    gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
+    q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty = _ring(
+        q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM, BLOCK_N, NUM_STAGES, 2, 1)
+    turns = _turns(ORDERED)
+    gl.warp_specialize([
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_lo, k_bufs, v_bufs,
+                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0,
+                              turns, ORDERED)),
+        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_hi, k_bufs, v_bufs,
+                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1,
+                              turns, ORDERED)),
+        (_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
+                           q_lo, q_hi, k_bufs, v_bufs, q_ready, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
+                           BLOCK_M, BLOCK_N, NUM_STAGES, True)),
+    ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
+
+
+@gluon.jit
 def attention_fwd_pingpong_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_qh,
                                   stride_kt, stride_kh, stride_vt, stride_vh, stride_ot, stride_oh, total_q, total_k,
                                   GROUP: gl.constexpr, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
@@ -450,19 +521,47 @@ def attention_fwd_pingpong_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr
     share the producer's stages (each releases each stage) but synchronize only inside their own
     warpgroup, so one can run its softmax while the other's products are on the tensor cores.
     Same arguments and grid as attention_fwd_kernel."""
-    gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
     if _no_queries(cu_q_ptr, BLOCK_M, CAUSAL):
         return
+    _pingpong_program(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_kt, stride_vt,
+                      stride_ot, stride_oh, total_q, total_k, GROUP, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES,
+                      False)
+
+
+@gluon.jit
+def attention_fwd_ordered_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_qh,
+                                 stride_kt, stride_kh, stride_vt, stride_vh, stride_ot, stride_oh, total_q, total_k,
+                                 GROUP: gl.constexpr, HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr,
+                                 BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr):
+    """attention_fwd_pingpong_kernel whose two warpgroups issue their products in turn, ordered by
+    two mbarriers (FlashAttention-3 orders them by named barriers, which Gluon 3.6 lacks): while
+    one computes its softmax, the tensor cores run the other's products. Same arguments and grid."""
+    if _no_queries(cu_q_ptr, BLOCK_M, CAUSAL):
+        return
+    _pingpong_program(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_kt, stride_vt,
+                      stride_ot, stride_oh, total_q, total_k, GROUP, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES,
+                      True)
+
+
+@gluon.jit
+def _persistent_program(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_kt, stride_vt,
+                        stride_ot, stride_oh, total_q, total_k, heads, batch, q_blocks, GROUP: gl.constexpr,
+                        HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                        NUM_STAGES: gl.constexpr, ORDERED: gl.constexpr):
+    gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
     q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty = _ring(
-        q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM, BLOCK_N, NUM_STAGES, 2, 1)
+        q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM, BLOCK_N, NUM_STAGES, 2, 2)
+    turns = _turns(ORDERED)
     gl.warp_specialize([
-        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_lo, k_bufs, v_bufs,
-                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
-        (_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, q_hi, k_bufs, v_bufs,
-                              q_ready, k_ready, v_ready, empty, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1)),
-        (_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q, total_k,
-                           q_lo, q_hi, k_bufs, v_bufs, q_ready, k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL,
-                           BLOCK_M, BLOCK_N, NUM_STAGES, True)),
+        (_persistent_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch,
+                                         q_blocks, q_lo, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
+                                         HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0, turns, ORDERED)),
+        (_persistent_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch,
+                                         q_blocks, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
+                                         HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1, turns, ORDERED)),
+        (_persistent_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q,
+                                      total_k, heads, batch, q_blocks, q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty,
+                                      k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES)),
     ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
 
 
@@ -476,17 +575,19 @@ def attention_fwd_persistent_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_p
     cdiv(max_seqlen_q, BLOCK_M)), grid (min(tiles, SMs),): each program takes every
     gl.num_programs(0)-th tile of _tile_at's walk. Same arguments before heads, the same
     layout requirements; head dims 64 and 128."""
-    gl.static_assert(BLOCK_M == 32 * gl.num_warps(), "two consumer partitions, each warp owning 16 query rows")
-    q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty = _ring(
-        q_ptr.dtype.element_ty, BLOCK_M // 2, HEAD_DIM, BLOCK_N, NUM_STAGES, 2, 2)
-    gl.warp_specialize([
-        (_persistent_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch,
-                                         q_blocks, q_lo, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
-                                         HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 0)),
-        (_persistent_compute_partition, (o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_ot, stride_oh, heads, batch,
-                                         q_blocks, q_hi, k_bufs, v_bufs, q_ready, q_empty, k_ready, v_ready, empty,
-                                         HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES, 1)),
-        (_persistent_load_partition, (q_ptr, k_ptr, v_ptr, cu_q_ptr, cu_k_ptr, stride_qt, stride_kt, stride_vt, total_q,
-                                      total_k, heads, batch, q_blocks, q_lo, q_hi, k_bufs, v_bufs, q_ready, q_empty,
-                                      k_ready, v_ready, empty, GROUP, HEAD_DIM, CAUSAL, BLOCK_M, BLOCK_N, NUM_STAGES)),
-    ], [4, 1], [PINGPONG_CONSUMER_REGS, PRODUCER_REGS])
+    _persistent_program(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_kt, stride_vt,
+                        stride_ot, stride_oh, total_q, total_k, heads, batch, q_blocks, GROUP, HEAD_DIM, CAUSAL,
+                        BLOCK_M, BLOCK_N, NUM_STAGES, False)
+
+
+@gluon.jit
+def attention_fwd_persistent_ordered_kernel(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt,
+                                            stride_qh, stride_kt, stride_kh, stride_vt, stride_vh, stride_ot,
+                                            stride_oh, total_q, total_k, heads, batch, q_blocks, GROUP: gl.constexpr,
+                                            HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BLOCK_M: gl.constexpr,
+                                            BLOCK_N: gl.constexpr, NUM_STAGES: gl.constexpr):
+    """attention_fwd_persistent_kernel with its warpgroups' products in turn, as
+    attention_fwd_ordered_kernel's; the turns run on across a program's tiles."""
+    _persistent_program(q_ptr, k_ptr, v_ptr, o_ptr, cu_q_ptr, cu_k_ptr, scale_log2, stride_qt, stride_kt, stride_vt,
+                        stride_ot, stride_oh, total_q, total_k, heads, batch, q_blocks, GROUP, HEAD_DIM, CAUSAL,
+                        BLOCK_M, BLOCK_N, NUM_STAGES, True)
