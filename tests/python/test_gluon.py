@@ -391,6 +391,14 @@ for d, dtype, causal in ((128, torch.bfloat16, True), (64, torch.float16, False)
         o.stride(0), o.stride(1), 300, 300, 32, 2, 3, GROUP=4, HEAD_DIM=d, CAUSAL=causal, grid=None, **config)
     out[f"persistent d={d} {dtype} causal={causal}"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"],
                                                         "shared": info["shared_memory"]}
+# The ping-pong kernel whose warpgroups issue their products in turn, beside the d=64 case above.
+q, o = torch.empty(300, 32, 64, dtype=torch.float16), torch.empty(300, 32, 64, dtype=torch.float16)
+k, v = torch.empty(300, 8, 64, dtype=torch.float16), torch.empty(300, 8, 64, dtype=torch.float16)
+info = triton_jit.jit(attention_gluon.attention_fwd_ordered_kernel).warmup(
+    q, k, v, o, cu, cu, 0.1275, q.stride(0), q.stride(1), k.stride(0), k.stride(1), v.stride(0), v.stride(1),
+    o.stride(0), o.stride(1), 300, 300, GROUP=4, HEAD_DIM=64, CAUSAL=False, BLOCK_M=128, BLOCK_N=128, NUM_STAGES=3,
+    num_warps=4, grid=None)
+out["ordered d=64"] = {"num_warps": info["num_warps"], "ptx": info["ir"]["ptx"], "shared": info["shared_memory"]}
 print(json.dumps(out))
 """
 
@@ -411,3 +419,9 @@ def test_the_hopper_attention_compiles_with_the_wrappers_arguments(tmp_path):
         assert info["num_warps"] == 12, (case, info["num_warps"])
         # The query tile and the ring fit the 227 KB a block may take on sm_90.
         assert 100_000 < info["shared"] <= 232448, (case, info["shared"])
+    # Taking turns adds a wait and an arrival on the turn barriers at each of a tile's three issue
+    # points (the first block, the loop, the last block), per warpgroup.
+    compiled = json.loads(result.stdout.strip().splitlines()[-1])
+    ordered, plain = compiled["ordered d=64"]["ptx"], compiled["d=64 torch.float16 causal=False"]["ptx"]
+    assert ordered.count("mbarrier.arrive") >= plain.count("mbarrier.arrive") + 6
+    assert ordered.count("mbarrier.try_wait") >= plain.count("mbarrier.try_wait") + 5
