@@ -249,9 +249,11 @@ if want gluon; then
     tee "$out/gemm-run.txt" | tail -n 80
   # The attention kernels against a float32 reference, then batches of short sequences beside SDPA.
   timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_attention.py" --quick --no-bench \
-    --kernel ws,pingpong,persistent 2>&1 | tee "$out/gluon-attention-check.txt" | tail -n 2
+    --kernel ws,pingpong,ordered,persistent,persistent-ordered 2>&1 | tee "$out/gluon-attention-check.txt" | tail -n 2
+  timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_attention.py" --no-check --lengths 1024,4096,16384 \
+    --gqa 32/8 --kernel pingpong,ordered 2>&1 | tee "$out/gluon-attention-single.txt" | tail -n 8
   timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_attention.py" --no-check --batches \
-    --kernel pingpong,persistent 2>&1 | tee "$out/gluon-attention-batches.txt" | tail -n 20
+    --kernel pingpong,persistent,persistent-ordered 2>&1 | tee "$out/gluon-attention-batches.txt" | tail -n 20
   if command -v compute-sanitizer > /dev/null; then
     TRITON_JIT_BUILD_DIR="$build" timeout 600 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
       "$TRITON_JIT_PYTHON" -m pytest -q -p no:cacheprovider "$root/tests/python/test_gluon.py" \
