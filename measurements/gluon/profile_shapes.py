@@ -1,8 +1,9 @@
 """One launch of a Gluon kernel at one shape, for Nsight Compute (after a warm-up launch that
 compiles it): `ncu --launch-skip 1 --launch-count 1 ... python3 profile_shapes.py CASE`.
     attention:<kernel>:<batch>x<tokens>:<causal 0|1>   (32/8 heads, d = 128, bf16)
-    gemm:<M>x<N>x<K>:<TILE_R>x<TILE_C>x<BLOCK_K>:<stages>:<warps>[:stream-k|ping-pong]
-        (y = x W^T, W [N, K], bf16; the whole-tile kernel unless named)"""
+    gemm:<M>x<N>x<K>:<TILE_R>x<TILE_C>x<BLOCK_K>:<stages>:<warps>[:stream-k|ping-pong|sliced]
+        (y = x W^T, W [N, K], bf16; the whole-tile kernel unless named; sliced: TILE_R weight rows,
+        64 a slice, by TILE_C tokens, warps 4)"""
 import math
 import os
 import sys
@@ -42,6 +43,12 @@ def gemm(shape, tile, stages, warps, kernel="whole"):
         counts = torch.zeros(2 * programs, device="cuda", dtype=torch.int32)
         launch = lambda: matmul_gluon.matmul_stream_k_kernel[(programs, )](a, w, c, None, partial, counts, M, N, K,
                                                                           *strides, **meta)
+    elif kernel == "sliced":
+        grid = (min(sms, triton.cdiv(N, tile_r) * triton.cdiv(M, tile_c)), )
+        sliced = dict(TILE_C=tile_c, BLOCK_K=block_k, GROUP_M=8, NUM_STAGES=int(stages), SLICES=tile_r // 64,
+                      HAS_BIAS=False, num_warps=4)
+        launch = lambda: matmul_gluon.matmul_sliced_kernel[grid](w, a, c, None, N, M, K, w.stride(0), a.stride(0),
+                                                                 c.stride(0), **sliced)
     else:
         grid = (min(sms, triton.cdiv(M, tile_r) * triton.cdiv(N, tile_c)), )
         fn = matmul_gluon.matmul_pingpong_kernel if kernel == "ping-pong" else matmul_gluon.matmul_ws_kernel
