@@ -344,8 +344,8 @@ def main():
     parser.add_argument("--out", help="write the timings as attention.json there (and attention.png)")
     parser.add_argument("--plot", metavar="ATTENTION_JSON", help="draw attention.png beside an attention.json and exit")
     parser.add_argument("--kernel", default="both",
-                        help="comma-separated: ws (attention_fwd_kernel), pingpong, ordered, persistent, persistent-ordered, "
-                        "persistent-n64; "
+                        help="comma-separated: ws (attention_fwd_kernel), pingpong, ordered, persistent, "
+                        "persistent-ordered, persistent-n64; "
                         "both = ws,pingpong")
     parser.add_argument("--lengths", help="comma-separated contexts to time (default 512 to 16384)")
     parser.add_argument("--gqa", default="32/8,28/4", help="comma-separated query/KV heads to time")
