@@ -50,6 +50,11 @@ the loads of one tile overlap the last products and the store of the one before.
 are double-buffered (a buffer goes back to the producer once the output written through it has
 been read out), which leaves two stages of 128 keys at head dim 128; head dim 256 does not fit.
 
+attention_fwd_ordered_kernel and attention_fwd_persistent_ordered_kernel are those two with their
+warpgroups' products issued in turn (FlashAttention-3's ping-pong schedule, which orders them by
+named barriers; here two mbarriers pass the turn, see _take_turn), so that one warpgroup's softmax
+runs under the other's products instead of drifting into step with it.
+
 launch_config() gives the block sizes, stages and warps per head dim; the C++ op and the
 benchmarks mirror it. Each program makes three tensor maps in Triton's global scratch
 (metadata.global_scratch_size bytes a program; Triton's launcher takes it from the allocator of
