@@ -7,11 +7,13 @@ L2); ours launched through the runtime's Python entry. For each shape the fastes
 configurations of the four kernels (whole tiles, stream-K, ping-pong, sliced) is kept and named; each
 shape's line also gives each kernel's fastest. Prints a table; with --out DIR also writes
 gemm.txt, the rows as gemm.json and, where matplotlib is installed, gemm.png (TFLOP/s against M,
-ours beside cuBLAS).
+ours beside cuBLAS). With --library (the operator library, libtriton_jit_ops.so) the table also
+times the library's own `triton_jit::mm` (its @triton.jit kernels, no stand-in routing), so that a
+shape class moves to a Gluon kernel only where it beats both.
 --plot redraws the PNG from a gemm.json on a machine without a GPU.
 
     python benchmarks/gluon_gemm.py [--quick] [--tokens 128,256,512] [--kernels whole,stream-K,ping-pong,sliced]
-                                    [--out DIR]
+                                    [--library build/lib/libtriton_jit_ops.so] [--out DIR]
     python benchmarks/gluon_gemm.py --plot DIR/gemm.json
 """
 import argparse
@@ -136,6 +138,7 @@ def main():
                         help="which of matmul_ws_kernel (whole), matmul_stream_k_kernel, matmul_pingpong_kernel and "
                              "matmul_sliced_kernel")
     parser.add_argument("--tokens", default=None, help="comma-separated M values (both models unless --quick)")
+    parser.add_argument("--library", default=None, help="libtriton_jit_ops.so: also time its triton_jit::mm")
     parser.add_argument("--plot", metavar="GEMM_JSON", help="draw gemm.png beside a gemm.json and exit")
     options = parser.parse_args()
     if options.plot:
@@ -144,6 +147,8 @@ def main():
         return
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
     kernels = runtime_kernels()
+    if options.library:
+        torch.ops.load_library(options.library)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     linears = {k: v for k, v in LINEARS.items() if not options.quick or k.startswith("llama")}
     tokens = [1, 128, 2048] if options.quick else TOKENS
@@ -158,6 +163,7 @@ def main():
             c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
             reference = (a.float() @ weights[0].float().t())
             cublas = triton.testing.do_bench_cudagraph(rotated([lambda w=w: torch.matmul(a, w.t(), out=c) for w in weights]))
+            op = library_mm(a, weights, reference, name, M) if options.library else None
             best = None
             fastest = {}  # each kernel's fastest configuration, for the line below
             for label, cfg in configs(M, options.kernels.split(",")):
@@ -183,27 +189,14 @@ def main():
                 fastest[family] = min(fastest.get(family, ms), ms)
             flops = 2 * M * N * K
             if best is None:
-                rows.append((name, M, None, cublas * 1e3, None, "none ran"))
+                rows.append((name, M, None, cublas * 1e3, None, "none ran", op))
                 continue
-            rows.append((name, M, best[0] * 1e3, cublas * 1e3, flops / best[0] * 1e-9, best[1]))
+            rows.append((name, M, best[0] * 1e3, cublas * 1e3, flops / best[0] * 1e-9, best[1], op))
             families = ", ".join(f"{f} {ms * 1e3:.1f} us" for f, ms in fastest.items()) if len(fastest) > 1 else ""
             print(f"{name:>20} M={M:>5}: ours {best[0] * 1e3:8.1f} us ({best[1]}), cuBLAS {cublas * 1e3:8.1f} us, "
-                  f"ours/cuBLAS {best[0] / cublas:5.2f}" + (f" [{families}]" if families else ""), flush=True)
-    lines = ["| linear | M | ours us | cuBLAS us | ours/cuBLAS | ours TFLOP/s | cuBLAS TFLOP/s | config |",
-             "|---|---|---|---|---|---|---|---|"]
-    ratios = []
-    for name, M, ours, theirs, tflops, label in rows:
-        N, K = LINEARS[name]
-        theirs_tflops = 2 * M * N * K / theirs * 1e-6
-        if ours is None:
-            lines.append(f"| {name} | {M} | - | {theirs:.1f} | - | - | {theirs_tflops:.0f} | {label} |")
-            continue
-        ratios.append(ours / theirs)
-        lines.append(f"| {name} | {M} | {ours:.1f} | {theirs:.1f} | {ours / theirs:.2f} | {tflops:.0f} | "
-                     f"{theirs_tflops:.0f} | {label} |")
-    if ratios:
-        geomean = torch.tensor(ratios).log().mean().exp().item()
-        lines.append(f"\ngeomean ours/cuBLAS: {geomean:.3f} over {len(ratios)} shapes")
+                  f"ours/cuBLAS {best[0] / cublas:5.2f}" + (f" [{families}]" if families else "") +
+                  (f", triton_jit::mm {op:8.1f} us" if op is not None else ""), flush=True)
+    lines = table(rows, with_op=bool(options.library))
     print("\n".join(lines))
     if options.out:
         os.makedirs(options.out, exist_ok=True)
@@ -219,6 +212,52 @@ def main():
             print("no matplotlib here: draw gemm.png with --plot gemm.json", flush=True)
 
 
+def library_mm(a, weights, reference, name, M):
+    """The operator library's mm (its @triton.jit kernels; no stand-in routing) on the same rotated
+    weights, in us; None where it fails or is wrong."""
+    mm = torch.ops.triton_jit.mm
+    try:
+        out = mm(a, weights[0].t())  # compiles and tunes outside the graph
+        torch.cuda.synchronize()
+        error = ((out.float() - reference).norm() / reference.norm()).item()
+        if not error < 2e-2:
+            print(f"  {name} M={M} triton_jit::mm: WRONG (relative error {error:.3g})", flush=True)
+            return None
+        return triton.testing.do_bench_cudagraph(rotated([lambda w=w: mm(a, w.t()) for w in weights])) * 1e3
+    except Exception as e:
+        print(f"  {name} M={M} triton_jit::mm: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        return None
+
+
+def table(rows, with_op):
+    """The Markdown table of rows (and geomeans): ours (the Gluon kernels), the library's mm where
+    timed (its @triton.jit kernels), cuBLAS."""
+    op_head, op_rule = (" triton_jit::mm us | mm/cuBLAS |", "---|---|") if with_op else ("", "")
+    lines = [f"| linear | M | ours us |{op_head} cuBLAS us | ours/cuBLAS | ours TFLOP/s | cuBLAS TFLOP/s | config |",
+             f"|---|---|---|{op_rule}---|---|---|---|---|"]
+    ratios, op_ratios = [], []
+    for name, M, ours, theirs, tflops, label, *rest in rows:
+        op = rest[0] if rest else None
+        N, K = LINEARS[name]
+        theirs_tflops = 2 * M * N * K / theirs * 1e-6
+        op_cells = ""
+        if with_op:
+            op_cells = f" {op:.1f} | {op / theirs:.2f} |" if op is not None else " - | - |"
+            if op is not None:
+                op_ratios.append(op / theirs)
+        if ours is None:
+            lines.append(f"| {name} | {M} | - |{op_cells} {theirs:.1f} | - | - | {theirs_tflops:.0f} | {label} |")
+            continue
+        ratios.append(ours / theirs)
+        lines.append(f"| {name} | {M} | {ours:.1f} |{op_cells} {theirs:.1f} | {ours / theirs:.2f} | {tflops:.0f} | "
+                     f"{theirs_tflops:.0f} | {label} |")
+    for label, values in (("ours", ratios), ("triton_jit::mm", op_ratios)):
+        if values:
+            geomean = torch.tensor(values).log().mean().exp().item()
+            lines.append(f"\ngeomean {label}/cuBLAS: {geomean:.3f} over {len(values)} shapes")
+    return lines
+
+
 def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -231,6 +270,10 @@ def plot(rows, path):
         ax.plot([r[1] for r in mine], [r[4] for r in mine], "o-", label="ours (Gluon)")
         ax.plot([r[1] for r in rows if r[0] == name], [2 * r[1] * N * K / r[3] * 1e-6 for r in rows if r[0] == name],
                 "s--", label="cuBLAS")
+        timed = [r for r in rows if r[0] == name and len(r) > 6 and r[6] is not None]
+        if timed:
+            ax.plot([r[1] for r in timed], [2 * r[1] * N * K / r[6] * 1e-6 for r in timed], "^:",
+                    label="triton_jit::mm (@triton.jit)")
         ax.set_xscale("log", base=2)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("M (tokens)")

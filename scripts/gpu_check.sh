@@ -245,7 +245,8 @@ if want gluon; then
     "$root/tests/python/test_gluon.py" -k "not stream_k and not pingpong and not sliced" 2>&1 |
     tee "$out/gluon-tests.txt" | tail -n 5
   TRITON_JIT_BUILD_DIR="$build" PYTHONPATH="$build/python" timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_gemm.py" \
-    ${TRITON_JIT_GEMM_ARGS:-} $([ "$new_gemms_ok" = 0 ] || echo --kernels whole) --out "$out" 2>&1 |
+    --library "$build/lib/libtriton_jit_ops.so" ${TRITON_JIT_GEMM_ARGS:-} \
+    $([ "$new_gemms_ok" = 0 ] || echo --kernels whole) --out "$out" 2>&1 |
     tee "$out/gemm-run.txt" | tail -n 80
   # The attention kernels against a float32 reference, then batches of short sequences beside SDPA.
   timeout 600 "$TRITON_JIT_PYTHON" "$root/benchmarks/gluon_attention.py" --quick --no-bench \
