@@ -4,15 +4,19 @@
 # once: the Debian build's tree, installed again with the RPM's layout (lib64), stages the RPMs
 # (rpmbuild --define staged_dir; the spec builds from source when it is not given).
 # TRITON_JIT_REPRODUCIBLE=1 builds the Debian packages a second time, from another directory, and
-# checks that every .deb is byte for byte the same. Both builds go through ccache, whose keys hold
-# each build's own paths: a unit is compiled afresh by both whenever it changes, and one that did
-# not change reuses objects that two compiles made and this check compared when it last did. Installs its tools with
-# apt-get when missing. libtorch comes from the project's Python environment (pip's torch), as
-# Debian has none.
+# checks that every .deb is byte for byte the same. Installs its tools with apt-get when missing.
+# libtorch comes from the project's Python environment (pip's torch), as Debian has none.
+# Both Debian builds go through ccache with the tree they build as its base directory: every path
+# under a tree is mapped away in what the compiler writes (dpkg's -ffile-prefix-map, and the
+# project's own in packaged builds), so a unit compiles to the same object in any directory and
+# the second build takes the first's. What the second build checks is everything else: that no
+# generated file, link, strip or packaging step records the build's directory or time (a header
+# that named the tree would change its units' hash, and they would compile afresh and differ). It
+# was a second full compile, 10 minutes of a new machine's 2 cores, for a check of GCC's
+# determinism that ccache had already skipped on every warm run.
 # The Debian build runs in one directory of the machine's cache (scripts/lib/caches.sh), the same
-# for every clone, so that ccache serves its compiles from one clone to the next without
-# rewriting their paths (a rewritten path would change the debug information, and with it the
-# packages); dist/source-dir names it (test_wheel.py builds the wheel there, from the same source).
+# for every clone; dist/source-dir names it (test_wheel.py builds the wheel there, from the same
+# source, with the same base directory, so that its units are the packages' compiles).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dist=${TRITON_JIT_DIST_DIR:-$root/dist}
@@ -41,7 +45,6 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 source "$root/scripts/lib/caches.sh"
-unset CCACHE_BASEDIR  # paths as the compiler is given them: see above
 rm -rf "$dist" && mkdir -p "$dist"
 work=${TRITON_JIT_PACKAGING_DIR:-$TRITON_JIT_CI_CACHE/packaging}
 mkdir -p "$work"
@@ -61,13 +64,13 @@ debian_build() {  # debian_build <source tree> <log>: the .deb files land beside
   # -d: the CUDA toolkit's headers come from NVIDIA's installer (/usr/local/cuda), not from a
   # Debian package that Build-Depends could name; everything else is checked. -jauto: debhelper
   # builds with one job unless DEB_BUILD_OPTIONS asks for more, which this sets to the core count.
-  (cd "$tree" && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b -d -jauto) > "$2" 2>&1 || { tail -n 40 "$2" >&2; exit 1; }
+  (cd "$tree" && export CCACHE_BASEDIR=$tree && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b -d -jauto) > "$2" 2>&1 || { tail -n 40 "$2" >&2; exit 1; }
 }
 echo "== Debian packages" >&2
 debian_build "$src" "$dist/dpkg-buildpackage.log"
 cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$dist"/
 if [ "${TRITON_JIT_REPRODUCIBLE:-0}" = 1 ]; then
-  echo "== Debian packages again, from another directory (its own ccache keys)" >&2
+  echo "== Debian packages again, from another directory" >&2
   again="$work/again/elsewhere"
   mkdir -p "$again/triton-jit-$version"
   tar -x -C "$again" -f "$dist/triton-jit-$version.tar.gz"
@@ -93,7 +96,7 @@ echo "== RPM, from the Debian build's tree installed with the RPM's layout" >&2
 python_minor=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 tree="$src/obj-$(dpkg-architecture -qDEB_HOST_GNU_TYPE)"
 stage="$work/rpm-stage"
-{ cmake -S "$src" -B "$tree" -DCMAKE_INSTALL_LIBDIR=lib64 -DTRITON_JIT_PYTHON="/usr/bin/python$python_minor" \
+{ export CCACHE_BASEDIR=$src && cmake -S "$src" -B "$tree" -DCMAKE_INSTALL_LIBDIR=lib64 -DTRITON_JIT_PYTHON="/usr/bin/python$python_minor" \
     -DCMAKE_INSTALL_SO_NO_EXE=OFF &&
   cmake --build "$tree" && DESTDIR="$stage" cmake --install "$tree"; } > "$dist/rpm-stage.log" 2>&1 ||
   { tail -n 40 "$dist/rpm-stage.log" >&2; exit 1; }

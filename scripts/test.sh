@@ -203,8 +203,8 @@ stage_packaging() {
     "$root/tests/python/test_packages.py" --junitxml="$results/packaging.xml"
 }
 
-# From the source the packages were built from, in their build directory, with their flags: its
-# compiles are theirs (ccache).
+# From the source the packages were built from, in their build directory, with their flags and
+# their ccache base directory (the source): its compiles are theirs.
 stage_wheel() {
   local source=$root build_dir=
   if [ -f "$build/dist/source-dir" ] && [ -f "$build/dist/build-dir" ]; then
@@ -212,7 +212,7 @@ stage_wheel() {
     build_dir=$(cat "$build/dist/build-dir")
   fi
   (
-    [ "$source" = "$root" ] || unset CCACHE_BASEDIR
+    export CCACHE_BASEDIR=$source
     TRITON_JIT_BUILD_DIR="$build" TRITON_JIT_WHEEL_SOURCE="$source" TRITON_JIT_WHEEL_BUILD_DIR="$build_dir" \
       "$python" -m pytest "${pytest_args[@]}" "$root/tests/python/test_wheel.py" --junitxml="$results/wheel.xml"
   )
