@@ -46,7 +46,10 @@ def distribution_flags():
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
-    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2), **distribution_flags())
+    # The locale debhelper builds in: ccache keys on it, and the packages' compiles are then this
+    # build's.
+    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 2), LC_ALL="C.UTF-8",
+               **distribution_flags())
     where = [f"--config-settings=build-dir={BUILD_DIR}", "--config-settings=cmake.define.CMAKE_CXX_COMPILER=c++"] \
         if BUILD_DIR else []
     run(sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", *where, "-w", out / "dist", SOURCE,
