@@ -11,9 +11,9 @@
 # project's own in packaged builds), so a unit compiles to the same object in any directory and
 # the second build takes the first's. What the second build checks is everything else: that no
 # generated file, link, strip or packaging step records the build's directory or time (a header
-# that named the tree would change its units' hash, and they would compile afresh and differ). It
-# was a second full compile, 10 minutes of a new machine's 2 cores, for a check of GCC's
-# determinism that ccache had already skipped on every warm run.
+# that named the tree would change its units' hash, and they would compile afresh and differ).
+# Compiling everything twice would also test GCC's own determinism, for 10 minutes of a new
+# machine's two cores; a warm run never tested it either.
 # The Debian build runs in one directory of the machine's cache (scripts/lib/caches.sh), the same
 # for every clone; dist/source-dir names it (test_wheel.py builds the wheel there, from the same
 # source, with the same base directory, so that its units are the packages' compiles).
