@@ -13,6 +13,9 @@ inline constexpr std::size_t kMaxParams = 128;
 inline constexpr std::size_t kMaxRawSlots = 128;
 // Values of one call from Python, tuples' elements included, gathered on the caller's stack.
 inline constexpr std::size_t kMaxCallSlots = 256;
+// Slots of a decorated call with tuples once its decorators ran: the caller's, and one for each
+// parameter they set (TritonJITFunction::launch_nested).
+inline constexpr std::size_t kMaxNestedSlots = kMaxParams + kMaxCallSlots;
 // Host tensor descriptors of one call, each expanded into its parameter cells at launch.
 inline constexpr std::size_t kMaxDescriptors = 8;
 // How deep tuple arguments nest; parsers refuse deeper text before they recurse.

@@ -48,6 +48,7 @@ std::vector<uint64_t> persisted_key(const VariantKey& key) {
 struct Trial {
   int config = 0;
   PreparedCall call;
+  std::vector<ArgSlot> nested;  // a call with tuples: its parameters as nested slots again
   ResolvedOptions options;
   EncodedCall encoded;
   const Variant* variant = nullptr;
@@ -175,7 +176,13 @@ void prepare_trial(FunctionState& f, DecoratorState& d, const PreparedCall& call
                                                  t.call.config.grid_data);
     }
     t.options = f.resolve(t.call.config, ActiveBackend::device_target(device));
-    encode_call(f.sig, t.options, t.call.slots, f.sig.params.size(), device, t.encoded);
+    if (t.call.tuples.slots != nullptr) {
+      t.nested.resize(kMaxNestedSlots);
+      t.nested.resize(nest_tuples(f.sig, t.call.slots, t.call.tuples.slots, t.call.tuples.count, t.nested.data()));
+      encode_call_nested(f.sig, t.options, t.nested.data(), t.nested.size(), device, t.encoded);
+    } else {
+      encode_call(f.sig, t.options, t.call.slots, f.sig.params.size(), device, t.encoded);
+    }
     t.variant = f.cache.find(t.encoded.key);
   } catch (const CompileError& e) {
     t.failure = e.what();
@@ -187,7 +194,9 @@ void prepare_trial(FunctionState& f, DecoratorState& d, const PreparedCall& call
 // Builds (compiles, or reads from the cache) the variant of a prepared trial.
 void build_trial(FunctionState& f, Trial& t) {
   try {
-    t.variant = find_or_build_variant(f, t.options, t.encoded.key, CallArgs{t.call.slots, f.sig.params.size()});
+    const CallArgs args = t.nested.empty() ? CallArgs{t.call.slots, f.sig.params.size()}
+                                           : CallArgs{t.nested.data(), t.nested.size(), true};
+    t.variant = find_or_build_variant(f, t.options, t.encoded.key, args);
   } catch (const CompileError& e) {
     t.failure = e.what();
   } catch (const ValueError& e) {
@@ -367,6 +376,7 @@ void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCal
   for (std::size_t i = 0; i < sig.params.size() + kOptionSlots; ++i) std::construct_at(&to.slots[i], from.slots[i]);
   to.config = from.config;
   to.launch_hook = from.launch_hook;
+  to.tuples = from.tuples;
   // Descriptors a hook set point into the call that owns them: the copy gets its own.
   for (uint8_t d = 0; d < from.descriptors.count; ++d)
     std::construct_at(&to.descriptors.items[d], from.descriptors.items[d]);
@@ -379,11 +389,22 @@ void copy_call(const KernelSignature& sig, const PreparedCall& from, PreparedCal
   }
 }
 
+namespace {
+[[noreturn]] __attribute__((noinline, cold)) void throw_tuple_key(const KernelSignature& sig, std::size_t p) {
+  throw TypeError(
+      fmt::format("{}: @triton.autotune's key names '{}', which is passed a tuple; a tuning key of "
+                  "tuples is not supported (key on its scalar parameters instead)",
+                  sig.name, sig.params[p].name));
+}
+}  // namespace
+
 void tuning_key(const KernelSignature& sig, const PreparedCall& call, int device, VariantKey& key) {
   uint32_t w = 0;
   key.words[w++] = static_cast<uint64_t>(device);
   for (std::size_t p : sig.decorators.autotune->key_params) {
     const ArgSlot& s = call.slots[p];
+    if (s.kind == ArgKind::kTuple) [[unlikely]]
+      throw_tuple_key(sig, p);
     key.words[w++] = static_cast<uint64_t>(s.kind) | (static_cast<uint64_t>(s.dtype) << 8);
     if (s.kind == ArgKind::kString || s.kind == ArgKind::kExpression) {
       const Digest d = digest(s.value.s, s.size);

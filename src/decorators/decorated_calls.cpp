@@ -18,9 +18,11 @@ void abandon_tuning(void* arg) {
 // Binds a call and runs its decorator steps before the autotuner (all of them when there is
 // none). `binding` says how the arguments were bound.
 std::unique_ptr<PreparedCall> prepare_until_autotune(FunctionState& f, DecoratorState& d, const LaunchConfig& config,
-                                                     const ArgSlot* args, std::size_t n, Binding& binding, int device) {
+                                                     const ArgSlot* args, std::size_t n, TupleSource tuples,
+                                                     Binding& binding, int device) {
   auto call = std::make_unique<PreparedCall>();
   call->config = config;
+  call->tuples = tuples;
   binding = bind_decorated(f.sig, args, n, *call);
   if (binding != Binding::kDecorated) return call;
   const std::size_t at = autotune_step(f.sig);
@@ -53,8 +55,9 @@ void DecoratedCalls::interleave(const ArgSlot* args, std::size_t n, const Recall
 }
 
 bool DecoratedCalls::run(FunctionState& f, const LaunchConfig& config, const ArgSlot* args, std::size_t n, int device,
-                         PreparedCall& call) {
+                         PreparedCall& call, TupleSource tuples) {
   call.config = config;
+  call.tuples = tuples;
   if (bind_decorated(f.sig, args, n, call) != Binding::kDecorated) return false;
   run_decorators(f, state_, call, 0, device);
   return true;
@@ -69,10 +72,10 @@ void DecoratedCalls::remember(const Recall& r, const PreparedCall& call, const V
 }
 
 std::vector<std::unique_ptr<PreparedCall>> DecoratedCalls::warmup_calls(FunctionState& f, const LaunchConfig& config,
-                                                                        const ArgSlot* args, std::size_t n,
-                                                                        int device) {
+                                                                        const ArgSlot* args, std::size_t n, int device,
+                                                                        TupleSource tuples) {
   Binding binding;
-  auto call = prepare_until_autotune(f, state_, config, args, n, binding, device);
+  auto call = prepare_until_autotune(f, state_, config, args, n, tuples, binding, device);
   std::vector<std::unique_ptr<PreparedCall>> calls;
   const std::size_t at = autotune_step(f.sig);
   if (binding == Binding::kExplicit || at == kNoAutotune) {
@@ -96,10 +99,10 @@ std::vector<std::unique_ptr<PreparedCall>> DecoratedCalls::warmup_calls(Function
 }
 
 std::optional<AutotuneChoice> DecoratedCalls::choice(FunctionState& f, const LaunchConfig& config, const ArgSlot* args,
-                                                     std::size_t n, int device) {
+                                                     std::size_t n, int device, TupleSource tuples) {
   if (!f.sig.decorators.autotune) return std::nullopt;
   Binding binding;
-  auto call = prepare_until_autotune(f, state_, config, args, n, binding, device);
+  auto call = prepare_until_autotune(f, state_, config, args, n, tuples, binding, device);
   if (binding != Binding::kDecorated) return std::nullopt;
   return known_choice(f, state_, *call, device);
 }

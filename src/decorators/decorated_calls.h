@@ -51,9 +51,10 @@ class DecoratedCalls {
   void interleave(const ArgSlot* args, std::size_t n, const Recall& r, PreparedCall& call) const noexcept;
 
   // A call the memo does not hold: binds the arguments and runs the decorators. True when it was
-  // bound as a decorated call, the kind remember() keeps.
+  // bound as a decorated call, the kind remember() keeps. `tuples`: where the elements of tuple
+  // arguments are, when `args` holds their headers (Note [Decorators over tuples]).
   bool run(FunctionState& f, const LaunchConfig& config, const ArgSlot* args, std::size_t n, int device,
-           PreparedCall& call);
+           PreparedCall& call, TupleSource tuples = {});
   // What the chosen config's pre_hook writes before a launch (Note [Config hooks]); nothing for
   // most calls.
   static void before_launch(const KernelSignature& sig, const PreparedCall& call) {
@@ -66,10 +67,11 @@ class DecoratedCalls {
   // The calls warmup compiles: as Triton's Autotuner.warmup, each config worth trying, or the one
   // already chosen; one call when there is no autotuner or the caller passed every parameter.
   std::vector<std::unique_ptr<PreparedCall>> warmup_calls(FunctionState& f, const LaunchConfig& config,
-                                                          const ArgSlot* args, std::size_t n, int device);
+                                                          const ArgSlot* args, std::size_t n, int device,
+                                                          TupleSource tuples = {});
   // What is known of the autotuner's choice for the call, without tuning.
   std::optional<AutotuneChoice> choice(FunctionState& f, const LaunchConfig& config, const ArgSlot* args, std::size_t n,
-                                       int device);
+                                       int device, TupleSource tuples = {});
   static std::vector<std::string> configs(const KernelSignature& sig);
   // force_autotune_config: `index`, or -1 to choose by tuning again. Throws ValueError.
   void force(const KernelSignature& sig, int index);

@@ -270,9 +270,27 @@ void write_hooked(const KernelSignature& sig, const HookProgram& hook, const Pre
   });
 }
 
+// The argument at slots[pos] of nested slots, a tuple with its elements; pos moves past it.
+nlohmann::json tagged_nested(const ArgSlot* slots, std::size_t& pos) {
+  const ArgSlot& s = slots[pos++];
+  if (s.kind != ArgKind::kTuple) return tagged(s);
+  nlohmann::json items = nlohmann::json::array();
+  for (uint32_t k = 0; k < s.size; ++k) items.push_back(tagged_nested(slots, pos));
+  if (s.value.s == nullptr) return {{"tuple", std::move(items)}};
+  return {{"namedtuple", std::string(s.value.s, s.extent)}, {"tuple", std::move(items)}};
+}
+
 std::string arguments_json(const KernelSignature& sig, const PreparedCall& call) {
   nlohmann::json arguments = nlohmann::json::array();
-  for (std::size_t i = 0; i < sig.params.size() + kOptionSlots; ++i) arguments.push_back(tagged(call.slots[i]));
+  const std::size_t np = sig.params.size();
+  if (call.tuples.slots != nullptr) {  // Note [Decorators over tuples]: Python sees a tuple's elements
+    std::vector<ArgSlot> nested(kMaxNestedSlots);
+    const std::size_t n = nest_tuples(sig, call.slots, call.tuples.slots, call.tuples.count, nested.data());
+    for (std::size_t pos = 0; pos < n;) arguments.push_back(tagged_nested(nested.data(), pos));
+  } else {
+    for (std::size_t i = 0; i < np; ++i) arguments.push_back(tagged(call.slots[i]));
+  }
+  for (std::size_t i = np; i < np + kOptionSlots; ++i) arguments.push_back(tagged(call.slots[i]));
   return arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -2,6 +2,8 @@
 // pass each other through the room's door (decorators/decorated_calls.h).
 #pragma once
 
+#include <cstddef>
+
 #include "common/limits.h"
 #include "encoding/decorator_specs.h"
 #include "encoding/hook_program.h"
@@ -9,6 +11,14 @@
 #include "triton_jit/launch_config.h"
 
 namespace triton_jit::detail {
+
+// The caller's nested slots of a call with tuple arguments, where each tuple's elements are: a
+// prepared call's slot for a tuple is its header (Note [Decorators over tuples]). Empty for
+// other calls.
+struct TupleSource {
+  const ArgSlot* slots = nullptr;
+  std::size_t count = 0;
+};
 
 // A decorated call's arguments: every parameter's value, then the autotuner's options (which
 // heuristics inside it may read), and the launch configuration the kernel gets.
@@ -20,6 +30,7 @@ struct PreparedCall {
   LaunchConfig config;
   HookedDescriptors descriptors;             // those the config's pre_hook gave a block shape
   const HookProgram* launch_hook = nullptr;  // the config's pre_hook, when it writes memory before a launch
+  TupleSource tuples;                        // a call with tuple arguments: where their elements are
 };
 
 enum class Binding {

@@ -705,6 +705,41 @@ void encode_call_nested(const KernelSignature& sig, const ResolvedOptions& o, co
   key.finish();
 }
 
+std::size_t top_level_arguments(const KernelSignature& sig, const ArgSlot* slots, std::size_t n_slots, ArgSlot* out) {
+  std::size_t starts[kMaxParams];
+  const std::size_t n = argument_starts(sig, slots, n_slots, starts);
+  for (std::size_t i = 0; i < n; ++i) std::construct_at(&out[i], slots[starts[i]]);
+  return n;
+}
+
+std::size_t nest_tuples(const KernelSignature& sig, const ArgSlot* params, const ArgSlot* source, std::size_t n_source,
+                        ArgSlot* out) {
+  std::size_t starts[kMaxParams];
+  const std::size_t n_args = argument_starts(sig, source, n_source, starts);
+  std::size_t next_arg = 0;  // the caller's next argument that may be a tuple
+  std::size_t written = 0;
+  auto room = [&](std::size_t slots) {
+    if (written + slots > kMaxNestedSlots) [[unlikely]]
+      throw ValueError(fmt::format("{}: too many tuple elements in one call", sig.name));
+  };
+  for (std::size_t p = 0; p < sig.params.size(); ++p) {
+    if (params[p].kind != ArgKind::kTuple) {
+      room(1);
+      std::construct_at(&out[written++], params[p]);
+      continue;
+    }
+    while (next_arg < n_args && source[starts[next_arg]].kind != ArgKind::kTuple) ++next_arg;
+    if (next_arg == n_args) [[unlikely]]
+      throw ValueError(
+          fmt::format("{}: parameter '{}' holds a tuple the call did not pass", sig.name, sig.params[p].name));
+    const std::size_t begin = starts[next_arg];
+    const std::size_t end = ++next_arg < n_args ? starts[next_arg] : n_source;
+    room(end - begin);
+    for (std::size_t s = begin; s < end; ++s) std::construct_at(&out[written++], source[s]);
+  }
+  return written;
+}
+
 const ArgSlot& CallArgs::param(const KernelSignature& sig, std::size_t i) const {
   if (!nested) return argument_or_default(sig, slots, count, i);
   std::size_t starts[kMaxParams];

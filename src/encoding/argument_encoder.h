@@ -82,4 +82,19 @@ struct CallArgs {
 // The argument for parameter i: the caller's, or the parameter's default.
 const ArgSlot& argument_or_default(const KernelSignature& sig, const ArgSlot* args, std::size_t n, std::size_t i);
 
+// Note [Decorators over tuples]
+// The decorators see one slot a parameter, as Triton's do one Python value: a tuple is its
+// header slot there. After they ran, the call is nested again for the encoder: each header takes
+// back its elements, from the caller's slots, in order (decorators set constexprs, never tuples,
+// and a tuple is never a default, so the k-th header bound is the caller's k-th tuple).
+
+// The top-level arguments of nested slots, one slot each (a tuple's header slot) into `out`
+// (kMaxParams); returns how many. Throws ValueError on a malformed sequence.
+std::size_t top_level_arguments(const KernelSignature& sig, const ArgSlot* slots, std::size_t n_slots, ArgSlot* out);
+// Parameters bound one slot each (`params`, sig.params.size() of them) as nested slots again,
+// each tuple's elements taken from `source`, the nested slots they were bound from. Returns the
+// number written to `out` (kMaxNestedSlots).
+std::size_t nest_tuples(const KernelSignature& sig, const ArgSlot* params, const ArgSlot* source, std::size_t n_source,
+                        ArgSlot* out);
+
 }  // namespace triton_jit::detail

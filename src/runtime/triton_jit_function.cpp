@@ -219,13 +219,6 @@ __attribute__((always_inline)) inline const Variant* launch_bound(TritonJITFunct
   return v;
 }
 
-[[noreturn]] __attribute__((noinline, cold)) void throw_tuples_with_decorators(const TritonJITFunction::Impl& f) {
-  throw TypeError(
-      fmt::format("{}: tuple arguments to a kernel with @triton.autotune or @triton.heuristics are not "
-                  "supported",
-                  f.sig.name));
-}
-
 // Note [One frame to the driver]
 // The driver's launch evicts most of what the caller had in cache, its stack included: after it
 // returns, every frame on the way back costs a miss on the registers it saved (~10 ns each on
@@ -295,10 +288,34 @@ __attribute__((noinline)) void launch_decorated(TritonJITFunction::Impl& f, cons
   launch_decorators_run(f, config, args, num_args, device, nullptr);
 }
 
+// A decorated call with tuple arguments (Note [Decorators over tuples]): the decorators run on one
+// slot a parameter, every call (the memo packs calls of one slot an argument), and the launch
+// takes the parameters nested again.
+__attribute__((noinline)) void launch_decorated_with_tuples(TritonJITFunction::Impl& f, const LaunchConfig& config,
+                                                            const ArgSlot* slots, std::size_t num_slots) {
+  const int device = launch_device(config, slots, num_slots);
+  if (device < 0 || device >= kMaxDevices) [[unlikely]]
+    throw_device_range(f.sig.name, device);
+  union TopLevel {  // constructed as they are filled, as PreparedCall's
+    TopLevel() noexcept {}
+    ArgSlot slots[detail::kMaxParams];
+  } top;
+  const std::size_t n = detail::top_level_arguments(f.sig, slots, num_slots, top.slots);
+  detail::PreparedCall call;
+  f.decorated.run(f, config, top.slots, n, device, call, detail::TupleSource{slots, num_slots});
+  detail::DecoratedCalls::before_launch(f.sig, call);
+  union Nested {
+    Nested() noexcept {}
+    ArgSlot slots[detail::kMaxNestedSlots];
+  } nested;
+  const std::size_t count = detail::nest_tuples(f.sig, call.slots, slots, num_slots, nested.slots);
+  launch_bound<true>(f, call.config, nested.slots, count, device);
+}
+
 __attribute__((noinline)) void launch_with_tuples(TritonJITFunction::Impl& f, const LaunchConfig& config,
                                                   const ArgSlot* slots, std::size_t num_slots) {
   if (f.sig.decorated()) [[unlikely]]
-    throw_tuples_with_decorators(f);
+    return launch_decorated_with_tuples(f, config, slots, num_slots);
   launch_bound<true>(f, config, slots, num_slots, launch_device(config, slots, num_slots));
 }
 
@@ -375,17 +392,31 @@ int warmup_device(const LaunchConfig& config) {
   return config.device >= 0 ? config.device : (ActiveBackend::available() ? ActiveBackend::current_device() : 0);
 }
 
+// The calls a decorated kernel's warmup compiles: each config worth trying (Triton's
+// Autotuner.warmup). `tuples`: the caller's nested slots when `args` holds tuples' headers.
+VariantInfo warmup_decorated(TritonJITFunction::Impl& f, const LaunchConfig& config, const ArgSlot* args,
+                             std::size_t num_args, detail::TupleSource tuples = {}) {
+  std::optional<VariantInfo> first;
+  for (const auto& call : f.decorated.warmup_calls(f, config, args, num_args, warmup_device(config), tuples)) {
+    VariantInfo info;
+    if (tuples.slots != nullptr) {
+      std::vector<ArgSlot> nested(detail::kMaxNestedSlots);
+      nested.resize(detail::nest_tuples(f.sig, call->slots, tuples.slots, tuples.count, nested.data()));
+      info = warmup_bound(f, call->config, detail::CallArgs{nested.data(), nested.size(), true});
+    } else {
+      info = warmup_bound(f, call->config, detail::CallArgs{call->slots, f.sig.params.size()});
+    }
+    if (!first) first = std::move(info);
+  }
+  return *first;
+}
+
 }  // namespace
 
 VariantInfo TritonJITFunction::warmup(const LaunchConfig& config, const ArgSlot* args, std::size_t num_args) const {
   Impl& f = *impl_;
   if (!f.sig.decorated()) return warmup_bound(f, config, detail::CallArgs{args, num_args});
-  std::optional<VariantInfo> first;
-  for (const auto& call : f.decorated.warmup_calls(f, config, args, num_args, warmup_device(config))) {
-    VariantInfo info = warmup_bound(f, call->config, detail::CallArgs{call->slots, f.sig.params.size()});
-    if (!first) first = std::move(info);
-  }
-  return *first;
+  return warmup_decorated(f, config, args, num_args);
 }
 
 namespace {
@@ -435,15 +466,24 @@ VariantInfo TritonJITFunction::prepare(const LaunchConfig& config, const ArgSlot
 VariantInfo TritonJITFunction::prepare_nested(const LaunchConfig& config, const ArgSlot* slots,
                                               std::size_t num_slots) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) throw_tuples_with_decorators(f);
-  return prepare_bound<true>(f, config, slots, num_slots, prepare_device(f, config, slots, num_slots));
+  const int device = prepare_device(f, config, slots, num_slots);
+  if (!f.sig.decorated()) return prepare_bound<true>(f, config, slots, num_slots, device);
+  std::vector<ArgSlot> top(detail::kMaxParams);  // Note [Decorators over tuples]
+  top.resize(detail::top_level_arguments(f.sig, slots, num_slots, top.data()));
+  auto call = std::make_unique<detail::PreparedCall>();
+  f.decorated.run(f, config, top.data(), top.size(), device, *call, detail::TupleSource{slots, num_slots});
+  std::vector<ArgSlot> nested(detail::kMaxNestedSlots);
+  nested.resize(detail::nest_tuples(f.sig, call->slots, slots, num_slots, nested.data()));
+  return prepare_bound<true>(f, call->config, nested.data(), nested.size(), device);
 }
 
 VariantInfo TritonJITFunction::warmup_nested(const LaunchConfig& config, const ArgSlot* slots,
                                              std::size_t num_slots) const {
   Impl& f = *impl_;
-  if (f.sig.decorated()) throw_tuples_with_decorators(f);
-  return warmup_bound(f, config, detail::CallArgs{slots, num_slots, true});
+  if (!f.sig.decorated()) return warmup_bound(f, config, detail::CallArgs{slots, num_slots, true});
+  std::vector<ArgSlot> top(detail::kMaxParams);  // Note [Decorators over tuples]
+  top.resize(detail::top_level_arguments(f.sig, slots, num_slots, top.data()));
+  return warmup_decorated(f, config, top.data(), top.size(), detail::TupleSource{slots, num_slots});
 }
 
 std::vector<std::string> TritonJITFunction::autotune_configs() const {

@@ -501,6 +501,30 @@ int main(int argc, char** argv) {
   return RUN_ALL_TESTS();
 }
 
+TEST(Decorated, ATupleArgumentGoesThroughTheDecoratorsToTheLaunch) {
+  // Note [Decorators over tuples]. The prune reads the tuple (its length keeps BLOCK <= 128), so
+  // the config the stand-in device runs fastest (BLOCK=512, 256 threads) is never timed.
+  FastBlock fast("256");
+  auto& f = kernel("pair_sum");
+  auto x = device_pointer(g_x, DType::kFloat32);
+  auto out = device_pointer(g_out, DType::kFloat32);
+  WatchLaunches watch;
+  f(grid_by_block(), std::make_tuple(x, x), out, 4096);
+  EXPECT_TRUE(launched("pair: (*fp32:16, *fp32:16), out_ptr: *fp32:16, n: i32:16")) << g_launched;
+  EXPECT_TRUE(launched("EVEN=True")) << g_launched;
+  EXPECT_FALSE(launched("BLOCK=512")) << g_launched;
+  const auto v = f.warmup(LaunchConfig{}, std::make_tuple(x, x), out, 4000);
+  EXPECT_NE(v.signature.find("EVEN=False"), std::string::npos) << v.signature;
+  if (kAllocationCountingAvailable) {  // the decorators run on every such call, without allocating
+    CountAllocations counter;
+    for (int i = 0; i < 100; ++i) f(grid_by_block(), std::make_tuple(x, x), out, 4096);
+    EXPECT_EQ(counter.count(), 0);
+  }
+  const std::string keyed = error_of([&] { kernel("pair_keyed")(grid_by_block(), std::make_tuple(x, x), out, 64); });
+  EXPECT_NE(keyed.find("pair_keyed: @triton.autotune's key names 'pair', which is passed a tuple"), std::string::npos)
+      << keyed;
+}
+
 TEST(Decorated, PrepareTunesCompilesAndLoadsWithoutTheCallsLaunch) {
   // What a CUDA graph capture needs beforehand: after prepare(), the call itself is a launch only.
   FastBlock fast("128");  // config 1

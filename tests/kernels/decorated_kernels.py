@@ -137,6 +137,30 @@ def string_heuristics(x_ptr, out_ptr, n, MODE: tl.constexpr, SUFFIX: tl.constexp
     tl.store(out_ptr + offsets, x, mask=offsets < n)
 
 
+def blocks_for_the_pair(configs, named_args, **kwargs):
+    """A prune that reads a tuple argument: at most 64 elements a block per tensor of the pair."""
+    return [c for c in configs if c.kwargs["BLOCK"] <= 64 * len(named_args["pair"])]
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((64, 2), (128, 4), (512, 8))],
+                 key=["n"], prune_configs_by={"early_config_prune": blocks_for_the_pair})
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def pair_sum(pair, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    """Tensors passed as a tuple to a tuned kernel, as fla's AttnRes passes its residual sources."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(pair[0] + offsets, mask=mask) + tl.load(pair[1] + offsets, mask=mask),
+             mask=mask)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["pair"])
+@triton.jit
+def pair_keyed(pair, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(pair[0] + offsets, mask=offsets < n), mask=offsets < n)
+
+
 # A row norm in the shape real libraries write their fused norms: many optional tensors passed as
 # None, a stride per tensor, and the options as constexpr flags; tuned over num_warps alone. 38
 # parameters, more than a short call's memo words.

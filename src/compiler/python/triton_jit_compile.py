@@ -400,16 +400,24 @@ def _named_arguments(fn, arguments):
     """Python values for the C++ side's arguments: [{"int": 3}, {"tensor": "fp16", ...}, ...]."""
     import sys
     torch = sys.modules.get("torch")
-    named = {}
-    names = [p.name for p in fn.params] + list(AUTOTUNE_OPTIONS)
-    for name, tagged in zip(names, arguments):
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+
+    def value(name, tagged):
         if "tensor" in tagged:
             dtype = tagged["tensor"]
             if torch is not None and dtype in _TORCH_NAMES:
                 dtype = getattr(torch, _TORCH_NAMES[dtype])
-            named[name] = TensorArgument(name, dtype, tagged["element_size"], tagged["address"])
-        elif "missing" not in tagged:
-            named[name] = _untag_value(tagged, sys.modules.get(getattr(fn, "__module__", None) or ""))
+            return TensorArgument(name, dtype, tagged["element_size"], tagged["address"])
+        if "tuple" in tagged:  # its elements may be tensors
+            items = [value(name, item) for item in tagged["tuple"]]
+            return _namedtuple(tagged["namedtuple"])(*items) if "namedtuple" in tagged else tuple(items)
+        return _untag_value(tagged, module)
+
+    named = {}
+    names = [p.name for p in fn.params] + list(AUTOTUNE_OPTIONS)
+    for name, tagged in zip(names, arguments):
+        if "missing" not in tagged:
+            named[name] = value(name, tagged)
     return named
 
 
