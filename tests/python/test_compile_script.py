@@ -181,3 +181,50 @@ def test_values_computed_at_import_are_told_from_values_pinned_by_recorded_texts
     assert names == sorted(["CONDITIONAL", "FROM_ENV", "FROM_HELPER_READING_ENV", "NAMES", "computed(SCALE=)"])
     fingerprints = {name: fp for _, name, fp in report["computed"]["values"]}
     assert fingerprints["FROM_ENV"] == "constexpr(3)" and fingerprints["NAMES"] == "set('a','b','c')"
+
+
+REBINDINGS = {  # each rebinds a module's global in a form the analysis finds
+    "an attribute of an imported module": "import consts\nconsts.FACTOR = 3\n",
+    "augmented, through an alias": "import pkg.consts as c\nc.FACTOR += 1\n",
+    "annotated": "import consts\nconsts.FACTOR: float = 3.0\n",
+    "chained": "import consts\nx = consts.FACTOR = 3\n",
+    "parenthesized": "import consts\n(consts).FACTOR = 3\n",
+    "after a header's colon": "import consts\nif True: consts.FACTOR = 3\n",
+    "in a one-line def": "import consts\ndef f(): consts.FACTOR = 3\n",
+    "split by a backslash": "import consts\nconsts \\\n    .FACTOR = 3\n",
+    "through sys.modules": "import sys\nsys.modules['consts'].FACTOR = 3\n",
+    "through globals()": "globals()['FACTOR'] = 3\n",
+    "through setattr": "import consts\nsetattr(consts, 'FACTOR', 3)\n",
+}
+ORDINARY = {  # what libraries are full of, with no such rebinding: these texts are not parsed
+    "annotations with defaults, docstrings, attributes of objects":
+        "import torch\n\ndef f(x: torch.Tensor = None, dtype: torch.dtype = torch.float16) -> torch.Tensor:\n"
+        '    """Returns:\n        torch.Tensor: the result"""\n    self.x = torch.zeros(3)\n    ctx.eps = 1e-6\n',
+    "constexpr parameters and comparisons":
+        "import triton.language as tl\n\ndef k(BT: tl.constexpr = 64):\n    if x == tl.float32:\n        pass\n",
+    "a dataclass field": "import dataclasses, torch\n\n@dataclasses.dataclass\nclass C:\n    dtype: torch.dtype = torch.float16\n",
+}
+
+
+def test_only_texts_that_may_rebind_a_global_are_parsed_for_rebindings():
+    """The walk asks which globals any imported module rebinds; parsing a library of a thousand
+    modules for that took half a minute, so a text is parsed only when it may hold one."""
+    import ast
+    import types
+    sys.path.insert(0, os.path.join(ROOT, "src", "compiler", "python"))
+    import triton_jit_values as values
+
+    def imports(module):  # the names `import` statements bind, as the dependency walk maps them
+        names = {}
+        for node in ast.walk(ast.parse(module.text)):
+            for alias in node.names if isinstance(node, ast.Import) else ():
+                names[alias.asname or alias.name.partition(".")[0]] = (alias.asname and alias.name or
+                                                                       alias.name.partition(".")[0], None)
+        return names, []
+
+    for case, text in REBINDINGS.items():
+        module = types.SimpleNamespace(__name__="m", text=text)
+        assert values._rebinds_of(module, f"/nowhere/{case}.py", text.encode(), imports), case
+        assert values._may_rebind(text.encode()), case
+    for case, text in ORDINARY.items():
+        assert not values._may_rebind(text.encode()), case

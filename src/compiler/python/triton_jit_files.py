@@ -5,6 +5,7 @@ triton_jit_sources.py fills the snapshots as it loads kernels; it and triton_jit
 them. Nothing here imports another module of the script.
 """
 
+import functools
 import importlib.util
 import linecache
 import os
@@ -35,6 +36,13 @@ def module_file(module):
     path = getattr(module, "__file__", None)
     if not path or not path.endswith(".py"):
         return None
+    return _real_path(path)
+
+
+@functools.lru_cache(maxsize=65536)
+def _real_path(path):
+    # The walks ask for every imported module's file, many times a kernel: resolving the links
+    # of each path once a process took longer than the rest of a walk.
     return os.path.realpath(path)
 
 

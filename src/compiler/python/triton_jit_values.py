@@ -27,6 +27,7 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import sys
 import types
 
@@ -109,6 +110,54 @@ def _cached_text(path, read):
     return known[2]
 
 
+# What a rebinding _rebinds_of finds needs in a module's text, one of: globals() or vars()
+# subscripted or updated, sys.modules[...], or a setattr on or an assignment (plain, augmented or
+# annotated) to an attribute of a name an `import` statement binds.
+# Most modules' texts have none, and are not parsed (a library of a thousand modules took half a
+# minute to parse). Each assigned attribute (`.attr =`) is read back to its line's start, after
+# backslash continuations are joined: its base name is a target where it opens the statement,
+# follows `;` or `=`, or follows the colon of a compound statement's header (`if c: m.X = 1`).
+_REBINDING_CALL = re.compile(rb"\b(?:globals|vars)\s*\([^\n]*?\)\s*(?:\[|\.\s*update\b)|\bmodules\s*\[")
+_SETATTR_BASE = re.compile(rb"\bsetattr\s*\(\s*([A-Za-z_]\w*)\s*[,)]")  # setattr(module, ...)
+_IMPORT_LIST = re.compile(rb"\bimport\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)")
+_ASSIGNED_ATTRIBUTE = re.compile(
+    rb"\.[ \t]*[A-Za-z_]\w*[ \t]*\)*[ \t]*(?::[^\n=]*=(?!=)|(?:[-+*/%&|^@]|//|>>|<<|\*\*)?=(?!=))")
+_BASE = re.compile(rb"([A-Za-z_]\w*)[ \t]*$")
+_COMPOUND_HEADER = re.compile(rb"[ \t]*(?:if|elif|else|for|while|with|try|except|finally|def|class|async|match|case)\b")
+
+
+def _opens_target(line, base_start):
+    """Whether the name at line[base_start:] is an assignment's target: what comes before it."""
+    before = line[:base_start].rstrip(b" \t(")
+    if not before or before.endswith((b";", b"=")):
+        return True
+    if not before.endswith(b":") or not _COMPOUND_HEADER.match(line):
+        return False
+    header = before[:-1]  # the colon that ends a header is outside every bracket
+    return sum(header.count(c) for c in b"([{") == sum(header.count(c) for c in b")]}")
+
+
+def _may_rebind(text):
+    """False when `text` holds nothing _rebinds_of would find (a superset test: True may find none)."""
+    if _REBINDING_CALL.search(text):
+        return True
+    text = text.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ")
+    targets = set(_SETATTR_BASE.findall(text))
+    for assigned in _ASSIGNED_ATTRIBUTE.finditer(text):
+        line = text[text.rfind(b"\n", 0, assigned.start()) + 1:assigned.start()].rstrip(b" \t)")  # (m).X = 1
+        base = _BASE.search(line)
+        if base is not None and _opens_target(line, base.start()):
+            targets.add(base.group(1))
+    if not targets:
+        return False
+    imported = set()
+    for names in _IMPORT_LIST.findall(text):
+        for item in names.split(b","):
+            words = item.split()
+            imported.add(words[-1] if len(words) == 3 else words[0].split(b".")[0])
+    return not targets.isdisjoint(imported)
+
+
 def _rebinds_of(module, path, text, import_map):
     """The globals of modules that `module`'s code rebinds outside their assignments."""
     key = (path,) + _TEXTS.get(path, (0, 0, b""))[:2]
@@ -117,6 +166,8 @@ def _rebinds_of(module, path, text, import_map):
         return known
     found = set()
     _REBINDS[key] = found
+    if not _may_rebind(text):
+        return found
     tree = ast.parse(text)
     names, _ = import_map(module)
     own = module.__name__
