@@ -1,11 +1,13 @@
 """Real libraries' Python wrappers, unedited, on Triton's launch and with `triton_jit.install()`:
 the results compared, and the host time per call side by side (small inputs, so that the host
-path is what is timed). Liger-Kernel's ops and flash-attention's Triton ops (its norms, rotary);
-a library that is not importable is named as skipped. flash-attention's package imports its CUDA
+path is what is timed). Liger-Kernel's ops, flash-attention's Triton ops (its norms, rotary) and
+fla's Gluon backends, whose kernels must each be served by this runtime under install(). A
+library that is not importable is named as skipped. flash-attention's package imports its CUDA
 extension, so its Triton ops are loaded from its sources (--flash-attn-src: the folder holding
 `flash_attn/`, e.g. an unpacked sdist) as a package of those files alone, unmodified.
 
     python benchmarks/python_wrappers_bench.py [--flash-attn-src DIR] [--rounds 7] [--calls 200] [--json FILE]
+                                               [--library NAME]
 """
 import argparse
 import importlib
@@ -91,7 +93,54 @@ def cases(flash_attn_src):
         ]
     except (ImportError, AttributeError) as error:
         skipped.append(("flash-attn", str(error)))
+    try:
+        made += _fla_gluon(dev)
+    except ImportError as error:
+        skipped.append(("fla gluon", str(error)))
     return made, skipped
+
+
+# (library, wrapper) -> kernel objects it must find served by this runtime under install(), not left to Triton's.
+MUST_SERVE = {}
+
+
+def _fla_gluon(dev):
+    """fla's Gluon backends (@gluon.jit kernels; fla takes them with FLA_GLUON=1) through fla's own
+    entry points: Sinkhorn, the causal convolution, cross entropy, and AttnRes, whose kernels are
+    autotuned and take the residual sources as a tuple of tensors."""
+    os.environ["FLA_GLUON"] = "1"
+    from fla.modules.causal_conv1d import causal_conv1d
+    from fla.modules.causal_conv1d.backends import gluon as conv
+    from fla.modules.fused_cross_entropy import cross_entropy_loss
+    from fla.modules.fused_cross_entropy import gluon as ce
+    from fla.ops.attnres import fused_attnres
+    from fla.ops.attnres.backends import gluon as attnres
+    from fla.ops.utils.sinkhorn import gluon as sk
+    from fla.ops.utils.sinkhorn import sinkhorn
+    bf16 = dict(device=dev, dtype=torch.bfloat16)
+    m = torch.randn(64, 4, 4, device=dev)
+    x, w, b = torch.randn(2, 100, 256, **bf16), torch.randn(256, 4, **bf16), torch.randn(256, **bf16)
+    logits, target = torch.randn(8, 32000, **bf16), torch.randint(0, 32000, (8,), device=dev)
+    residuals = [torch.randn(2, 64, 512, **bf16) for _ in range(3)]
+    query, rms = torch.randn(512, **bf16), torch.randn(512, **bf16)
+    MUST_SERVE["fla gluon", "sinkhorn fwd+bwd"] = [sk.sinkhorn_fwd_kernel, sk.sinkhorn_bwd_kernel]
+    MUST_SERVE["fla gluon", "causal_conv1d fwd+bwd"] = [conv.causal_conv1d_fwd_kernel, conv.causal_conv1d_bwd_kernel]
+    MUST_SERVE["fla gluon", "cross_entropy fwd+bwd"] = [ce.cross_entropy_fwd_kernel_gluon,
+                                                        ce.cross_entropy_bwd_kernel_gluon,
+                                                        ce.cross_entropy_fwd_kernel_reduce_gluon]
+    MUST_SERVE["fla gluon", "attnres fwd+bwd"] = [attnres.attnres_fwd_kernel_gluon,
+                                                  attnres.attnres_bwd_kernel_dv_gluon,
+                                                  attnres.attnres_bwd_kernel_dqdw_gluon]
+    return [
+        ("fla gluon", "sinkhorn fwd+bwd", lambda: _forward_backward(lambda m: sinkhorn(m, 10), m), True),
+        ("fla gluon", "causal_conv1d fwd+bwd", lambda: _forward_backward(
+            lambda x, w, b: causal_conv1d(x, w, b, activation="silu")[0], x, w, b), True),
+        ("fla gluon", "cross_entropy fwd+bwd", lambda: _forward_backward(
+            lambda z: cross_entropy_loss(z, target)[0], logits), True),
+        # autotuned: each launch path tunes for itself, and may choose another block of tokens
+        ("fla gluon", "attnres fwd+bwd", lambda: _forward_backward(
+            lambda q, w, *r: fused_attnres(q, list(r), w), query, rms, *residuals), False),
+    ]
 
 
 def per_call_us(fn, calls):
@@ -117,11 +166,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--json")
+    parser.add_argument("--library", help="only this library's wrappers (e.g. 'fla gluon')")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("python_wrappers_bench: skipped: no GPU on this machine")
         return 0
     made, skipped = cases(args.flash_attn_src)
+    if args.library:
+        made = [case for case in made if case[0] == args.library]
     for library, why in skipped:
         print(f"skipped {library}: {why}")
     rows = []
@@ -137,6 +189,9 @@ def main():
         triton_jit.install()
         for _ in range(3):
             ours = fn()  # and on this runtime: an error here is ours, and ends the run
+        from triton_jit import redirect  # which kernels install() served (uninstall() forgets)
+        unserved = [getattr(k, "__name__", None) or k.fn.__name__ for k in MUST_SERVE.get((library, name), [])
+                    if redirect.served(k) in (None, redirect._NOT_SEEN)]
         times = {"triton": [], "install": []}
         for installed in (False, True):  # one untimed round each way: allocator, caches and clocks settle
             (triton_jit.install if installed else triton_jit.uninstall)()
@@ -150,12 +205,15 @@ def main():
         t, i = statistics.median(times["triton"]), statistics.median(times["install"])
         paired = [a / b for a, b in zip(times["triton"], times["install"])]  # each round's own ratio
         rows.append(dict(library=library, wrapper=name, triton_us=t, install_us=i, speedup=t / i,
-                         round_speedups=paired, results_equal=same(theirs, ours, exact), exact=exact))
+                         round_speedups=paired, results_equal=same(theirs, ours, exact), exact=exact,
+                         left_to_triton=unserved))
     print(f"\nhost time per call, µs: median of {args.rounds} alternating rounds of {args.calls} calls")
     print("| library | wrapper | Triton's launch | install() | speedup | each round's | results |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         results = ("equal" if r["exact"] else "close") if r["results_equal"] else "DIFFER"
+        if r["left_to_triton"]:
+            results += " (left to Triton's launch: " + ", ".join(r["left_to_triton"]) + ")"
         print(f"| {r['library']} | {r['wrapper']} | {r['triton_us']:.1f} | {r['install_us']:.1f} | "
               f"{r['speedup']:.2f}x | {min(r['round_speedups']):.2f}-{max(r['round_speedups']):.2f}x | {results} |")
     if rows:
@@ -164,7 +222,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(rows=rows, skipped=skipped), f, indent=1)
-    return 0 if all(r["results_equal"] for r in rows) else 1
+    return 0 if all(r["results_equal"] and not r["left_to_triton"] for r in rows) else 1
 
 
 if __name__ == "__main__":

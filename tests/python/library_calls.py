@@ -295,8 +295,51 @@ def _fla_wide():
                    activation="swish").float().sum().backward()
 
 
+def _fla_gluon():
+    """fla's Gluon backends (@gluon.jit kernels, opt-in there with FLA_GLUON=1), through their own
+    wrappers: Sinkhorn's forward and backward, cross entropy over a vocabulary that fits one block
+    and one that splits (the reduce kernel), the causal convolution with and without packed
+    sequences (its backward's weight reduction too), and AttnRes: an autotuned Gluon kernel whose
+    configs an early prune drops and whose `res` is a tuple of tensors."""
+    from fla.modules.causal_conv1d.backends.gluon import causal_conv1d_bwd_gluon, causal_conv1d_fwd_gluon
+    from fla.modules.fused_cross_entropy.gluon import cross_entropy_bwd_gluon, cross_entropy_fwd_gluon
+    from fla.ops.attnres.backends import gluon as attnres
+    from fla.ops.utils.sinkhorn.gluon import sinkhorn_fwd_gluon
+    for tuner in (attnres.attnres_fwd_kernel_gluon, attnres.attnres_bwd_kernel_dv_gluon,
+                  attnres.attnres_bwd_kernel_dqdw_gluon):
+        tuner.configs = tuner.configs[:2]  # tuned all the same, at a third of the compiles
+    bf16 = torch.bfloat16
+    logits = torch.randn(6, 4, 4)
+    _, backward = sinkhorn_fwd_gluon(logits, 10)
+    backward(logits, torch.randn(6, 4, 4), 10)
+    for vocab in (1000, 20000):
+        logits, target = torch.randn(8, vocab, dtype=bf16), torch.randint(0, vocab, (8,))
+        loss, _, lse, total, start = cross_entropy_fwd_gluon(logits, target, logit_scale=0.5, ignore_index=-100)
+        cross_entropy_bwd_gluon(logits, target, lse if lse.dim() == 1 else lse[0], torch.ones(8),
+                                total_classes=total, class_start_idx=start)
+    cross_entropy_fwd_gluon(torch.randn(8, 1000, dtype=bf16), torch.randint(0, 1000, (8,)), logit_softcapping=30.0)
+    x, weight, bias = torch.randn(2, 100, 256, dtype=bf16), torch.randn(256, 4, dtype=bf16), torch.randn(256, dtype=bf16)
+    y, _ = causal_conv1d_fwd_gluon(x, weight, bias, activation="silu")
+    causal_conv1d_bwd_gluon(x, torch.randn_like(y), None, weight, bias, activation="silu")
+    packed = torch.randn(1, 200, 256, dtype=bf16)
+    causal_conv1d_fwd_gluon(packed, weight, None, residual=torch.randn_like(packed),
+                            cu_seqlens=torch.tensor([0, 70, 200]), cu_seqlens_cpu=torch.tensor([0, 70, 200]))
+    # AttnRes: its forward refuses CPU tensors before the launch, so that launch is made here as
+    # the wrapper makes it; its backward is the wrapper's own.
+    L, N, D = 3, 64, 256
+    residuals = [torch.randn(N, D, dtype=bf16) for _ in range(L)]
+    q, w = torch.randn(D, dtype=bf16), torch.ones(D, dtype=bf16)
+    o, o_pre = torch.empty(N, D, dtype=bf16), torch.empty(N, D, dtype=bf16)
+    lse, rstd, logit = torch.empty(N), torch.empty(L, N), torch.empty(L, N)
+    attnres.attnres_fwd_kernel_gluon[lambda meta: (triton.cdiv(N, meta["BT"]),)](
+        q=q, res=tuple(residuals), w=w, ow=None, o=o, o_pre=o_pre, rstd=rstd, logit=logit, lse=lse, N=N, L=L, D=D,
+        eps=1e-6, scale=1.0, BD=D, R=attnres._vec_width(bf16, D, D), ES=2, HAS_ONORM=False, SAVE_OPRE=True)
+    attnres._fused_attnres_bwd(torch.randn(N, D, dtype=bf16), q, residuals, tuple(residuals), w, None, o_pre, rstd,
+                               logit, lse, 1e-6, 1.0, 0)
+
+
 SCENARIOS = {"liger": _liger, "fla": _fla, "flaggems": _flaggems, "flaggems-model": _flaggems_model,
-             "fla-wide": _fla_wide}
+             "fla-wide": _fla_wide, "fla-gluon": _fla_gluon}
 
 
 def main(scenario):

@@ -1,5 +1,5 @@
-"""The calls real libraries' wrappers make, unmodified (Liger-Kernel, flash-linear-attention,
-FlagGems), compiled by Triton's own runtime and by this runtime for sm_90 without a GPU: the same
+"""The calls real libraries' wrappers make, unmodified (Liger-Kernel, flash-linear-attention and
+its Gluon backends, FlagGems), compiled by Triton's own runtime and by this runtime for sm_90 without a GPU: the same
 cubins for every kernel (library_calls.py says how)."""
 import importlib.util
 import json
@@ -12,7 +12,8 @@ import pytest
 from conftest import BUILD
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NEEDS = {"liger": "liger_kernel", "fla": "fla", "flaggems": "flag_gems", "flaggems-model": "flag_gems"}
+NEEDS = {"liger": "liger_kernel", "fla": "fla", "fla-gluon": "fla", "flaggems": "flag_gems",
+         "flaggems-model": "flag_gems"}
 
 
 def _installed(module):
