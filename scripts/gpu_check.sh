@@ -16,8 +16,10 @@
 #                                           launch hit of this tree against the base tree in
 #                                           .house-base/ (measurements/README.md);
 #                                           wrappers: real libraries' wrappers with and without
-#                                           install(), and a model step on Liger's and FlagGems'
-#                                           kernels both ways, from wheels in .whl/ and
+#                                           install() (fla's Gluon backends among them), and a model
+#                                           step on Liger's and FlagGems' kernels both ways, from
+#                                           wheels in .whl/ (liger-kernel, flag-gems, fla-core,
+#                                           einops) and
 #                                           flash-attention's sources in .flash-attn/
 # A machine that limits one command's time runs them in two calls: "build tests demo", then the rest.
 set -uo pipefail
