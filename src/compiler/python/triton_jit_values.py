@@ -169,13 +169,17 @@ def _rebinds_of(module, path, text, import_map):
     if not _may_rebind(text):
         return found
     tree = ast.parse(text)
-    names, _ = import_map(module)
     own = module.__name__
+    imported = set()  # names `import` statements bind, gathered in the same walk
+    names = None  # the import map (another parse of the text), read only when one is used
 
     def module_named(node):
         """The module an expression names: an imported module, sys.modules[...] or this one."""
-        if isinstance(node, ast.Name) and node.id in names and names[node.id][1] is None:
-            return names[node.id][0]
+        nonlocal names
+        if isinstance(node, ast.Name) and node.id in imported:
+            if names is None:
+                names = import_map(module)[0]
+            return names[node.id][0] if node.id in names and names[node.id][1] is None else None
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules":
             key = node.slice
             if isinstance(key, ast.Name) and key.id == "__name__":
@@ -185,29 +189,35 @@ def _rebinds_of(module, path, text, import_map):
             return ""  # a module chosen at run time: any
         return None
 
+    def on_module(node, attr):
+        where = module_named(node)
+        if where is not None:
+            found.add((where, attr) if where else ("", None))
+
+    named = []  # (expression that may name a module, the attribute set on it), once imports are known
     for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
         targets = []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             if isinstance(target, ast.Attribute):
-                where = module_named(target.value)
-                if where is not None:
-                    found.add((where, target.attr) if where else ("", None))
+                named.append((target.value, target.attr))
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call) and \
                     isinstance(target.value.func, ast.Name) and target.value.func.id in ("globals", "vars"):
                 key = target.slice
                 found.add((own, key.value) if isinstance(key, ast.Constant) else (own, None))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                 and len(node.args) >= 2:
-            where = module_named(node.args[0])
             key = node.args[1]
-            if where is not None:
-                found.add((where, key.value) if where and isinstance(key, ast.Constant) else (where, None))
+            named.append((node.args[0], key.value if isinstance(key, ast.Constant) else None))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update" \
                 and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
                 and node.func.value.func.id in ("globals", "vars"):
             found.add((own, None))
+    for node, attr in named:
+        on_module(node, attr)
     return found
 
 
