@@ -515,6 +515,13 @@ TEST(Decorated, ATupleArgumentGoesThroughTheDecoratorsToTheLaunch) {
   EXPECT_FALSE(launched("BLOCK=512")) << g_launched;
   const auto v = f.warmup(LaunchConfig{}, std::make_tuple(x, x), out, 4000);
   EXPECT_NE(v.signature.find("EVEN=False"), std::string::npos) << v.signature;
+  // From a raw signature too, as a generated launcher passes it.
+  g_launched.clear();
+  float* data = g_x;
+  int32_t n = 4096;
+  void* raw[] = {&data, &data, &data, &n};
+  f.launch_with_raw_args(nullptr, 64, 1, 1, 4, 3, "(*fp32:16,*fp32:16),*fp32:16,i32:16", raw);
+  EXPECT_TRUE(launched("pair: (*fp32:16, *fp32:16), out_ptr: *fp32:16, n: i32:16")) << g_launched;
   if (kAllocationCountingAvailable) {  // the decorators run on every such call, without allocating
     CountAllocations counter;
     for (int i = 0; i < 100; ++i) f(grid_by_block(), std::make_tuple(x, x), out, 4096);
