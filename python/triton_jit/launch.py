@@ -11,6 +11,7 @@ costs what a C++ one does plus the interpreter's call. It runs on torch's curren
 tensors' device.
 """
 import inspect
+import re
 import sys
 import types
 
@@ -97,10 +98,24 @@ def _constexpr_expression(value):
         pass
     if torch is not None:
         scope["torch"] = torch
-    try:
-        return text if eval(text, scope) == value else None  # noqa: S307  (the object's own repr)
-    except Exception:
-        return None
+    gl = scope.get("gl")
+    for candidate in (text, _through_gl(text, gl) if gl is not None else text):
+        try:
+            if eval(candidate, scope) == value:  # noqa: S307  (the object's own repr)
+                return candidate
+        except Exception:
+            pass
+    return None
+
+
+_CALLED_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+
+
+def _through_gl(text, gl):
+    """A repr with each class of Gluon's language it calls named through `gl.`: Gluon's layouts
+    name their classes bare (`SliceLayout(dim=0, parent=BlockedLayout(...))`)."""
+    return _CALLED_NAME.sub(lambda m: f"gl.{m.group(0)}" if isinstance(getattr(gl, m.group(1), None), type)
+                            else m.group(0), text)
 
 
 def _jit_function_spec(fn):

@@ -32,6 +32,15 @@ def scale(x_ptr, out_ptr, n, factor, BLOCK: gl.constexpr, num_warps: gl.constexp
 
 
 @gluon.jit
+def convert_with_layout(x_ptr, out_ptr, n, BLOCK: gl.constexpr, DT: gl.constexpr,
+                        layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])):
+    """out = x as DT, over a layout the caller passes (as Gluon's tutorials pass theirs) or the default."""
+    offsets = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    mask = offsets < n
+    gl.store(out_ptr + offsets, gl.load(x_ptr + offsets, mask=mask).to(DT), mask=mask)
+
+
+@gluon.jit
 def _add_one(x_ptr, out_ptr, n, BLOCK: gl.constexpr):
     layout: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
     offsets = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)

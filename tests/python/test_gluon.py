@@ -57,6 +57,21 @@ def test_a_host_descriptor_is_typed_with_its_layout_as_tritons_binder_types_it()
     assert other != info["signature"] and "swizzle_byte_width=64" in other
 
 
+def test_a_layout_passed_as_a_constexpr_reaches_the_compile():
+    """Gluon's layouts name their classes bare in their reprs (`SliceLayout(dim=0,
+    parent=BlockedLayout(...))`); the runtime names them through `gl.` to make them again, and the
+    compile makes them from that text."""
+    x, y = torch.empty(1000), torch.empty(1000, dtype=torch.float16)
+    k = triton_jit.jit(gluon_kernels.convert_with_layout)
+    flat = k.warmup(x, y, 1000, 512, gl.float16, gl.BlockedLayout([4], [32], [4], [0]), grid=None)
+    assert "layout=gl.BlockedLayout(size_per_thread=[4], threads_per_warp=[32]" in flat["signature"], flat["signature"]
+    sliced = gl.SliceLayout(0, gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0]))
+    info = k.warmup(x, y, 1000, 512, gl.float16, sliced, grid=None)
+    assert "layout=gl.SliceLayout(dim=0, parent=gl.BlockedLayout(" in info["signature"], info["signature"]
+    default = k.warmup(x, y, 1000, 512, gl.float16, grid=None)  # the parameter's default, a layout too
+    assert "layout=gl.BlockedLayout(size_per_thread=[1]" in default["signature"], default["signature"]
+
+
 def test_a_parameter_named_like_a_launch_option_is_both():
     x = torch.empty(1024)
     k = triton_jit.jit(gluon_kernels.scale)

@@ -98,11 +98,16 @@ def constexpr_expression(value):
         if isinstance(value, kind):
             return repr(kind(value))
     text = repr(value)
-    try:
-        if evaluate_expression(text, None) == value:
-            return text
-    except Exception:
-        return None
+    gl = _expression_scope(None).get("gl")
+    bare = r"(?<![\w.])([A-Za-z_]\w*)\("  # Gluon's layouts name their classes bare in their reprs
+    qualified = re.sub(bare, lambda m: f"gl.{m.group(0)}" if isinstance(getattr(gl, m.group(1), None), type)
+                       else m.group(0), text) if gl is not None else text
+    for candidate in (text, qualified):
+        try:
+            if evaluate_expression(candidate, None) == value:
+                return candidate
+        except Exception:
+            pass
     return None
 
 
