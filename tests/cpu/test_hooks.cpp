@@ -263,7 +263,7 @@ TEST(ConfigHooks, AHookOutsideWhatRunsWithoutPythonIsRefusedAtLoadWithItsLine) {
                          "C++ launches: configs[0].pre_hook '_logs' ("),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("hooked_kernels.py:61) cannot run without Python: line 63, `print('tuning', block)`"),
+  EXPECT_NE(message.find("hooked_kernels.py:62) cannot run without Python: line 64, `print('tuning', block)`"),
             std::string::npos)
       << message;
 }

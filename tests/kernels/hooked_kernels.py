@@ -9,13 +9,14 @@ def _tile_by_config(nargs):
     """The descriptors tile by the config's BLOCK rows of the whole WIDTH."""
     block_rows = nargs["BLOCK"]
     width = nargs["WIDTH"]
+    tile = [block_rows, width]  # a shape bound to a name first, as hooks often hold one
     if not isinstance(nargs["src"], TensorDescriptor):
         return
-    nargs["src"].block_shape = [block_rows, width]
+    nargs["src"].block_shape = tile
     if nargs["TRANSPOSED"]:
         nargs["dst"].block_shape = [width, block_rows]
     else:
-        nargs["dst"].block_shape = [block_rows, width]
+        nargs["dst"].block_shape = tile
 
 
 @triton.autotune(configs=[triton.Config({"BLOCK": b}, num_warps=w, pre_hook=_tile_by_config)

@@ -169,7 +169,7 @@ class _HookTranslator:
                 return guard
             if isinstance(target, ast.Attribute) and target.attr == "block_shape":
                 param = self.argument(target.value)
-                value = node.value
+                value = self.substituted(node.value)  # a list literal, or a name the hook bound to one
                 if param is None or not isinstance(value, (ast.List, ast.Tuple)) or not value.elts:
                     raise _Untranslatable(node, "a block_shape that is not a list of values set on nargs['x']")
                 self.actions.append({"do": "block_shape", "param": param, "shape": [self.program(e) for e in value.elts],
