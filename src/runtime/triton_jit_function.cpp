@@ -123,11 +123,13 @@ int launch_device(const LaunchConfig& config, const ArgSlot* args, std::size_t n
   return device >= 0 ? device : ActiveBackend::current_device();
 }
 
-// Each parameter's slot (a tuple's header slot) of a nested call, for a grid function.
+// Each parameter's slot (a tuple's header slot) of a nested call, defaults after the caller's,
+// for a grid function.
 __attribute__((noinline)) void top_level_slots(const TritonJITFunction::Impl& f, const ArgSlot* slots,
                                                std::size_t num_slots, ArgSlot* out) {
-  const detail::CallArgs args{slots, num_slots, true};
-  for (std::size_t i = 0; i < f.sig.params.size(); ++i) std::construct_at(&out[i], args.param(f.sig, i));
+  const std::size_t given = detail::top_level_arguments(f.sig, slots, num_slots, out);
+  for (std::size_t i = given; i < f.sig.params.size(); ++i)
+    std::construct_at(&out[i], detail::argument_or_default(f.sig, slots, 0, i));
 }
 
 // A remembered call whose variant is missing (rare: the memo keeps the variant of the calls it
