@@ -147,6 +147,8 @@ stage_hip() {
 # sanitized <dir suffix> <label> <flags> <env...>: the core (no torch, no GPU needed) and the
 # label's suites in a sanitizer build. -O1 and line tables only: what the sanitizers'
 # documentation advises, and 2.3x faster to compile than -O2 -g; reports still name file and line.
+# Its units compile in batches (unity build: the core in 52 s instead of 111 s on two cores); the
+# main build compiles every file alone, which checks that each includes what it uses.
 sanitized() {
   local suffix=$1 label=$2 flags=$3
   shift 3
@@ -154,7 +156,7 @@ sanitized() {
   local options=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
                  -DTRITON_JIT_PYTHON="$python" -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF
                  "-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags"
-                 "-DCMAKE_MODULE_LINKER_FLAGS=$flags")
+                 "-DCMAKE_MODULE_LINKER_FLAGS=$flags" -DCMAKE_UNITY_BUILD=ON)
   cmake -S "$root" -B "$dir" "${options[@]}" && cmake --build "$dir" && ctest_label "$dir" "$label" "$suffix" "$@"
 }
 # Leak checking is off: the embedded interpreter and Triton keep their allocations until exit.
@@ -168,7 +170,7 @@ stage_tsan() { sanitized tsan threads "-fsanitize=thread" TSAN_OPTIONS="halt_on_
 # seed corpus, libFuzzer first runs every seed (the regressions), then searches.
 fuzz_targets=(entry signature raw_signature manifest metadata model_config)
 stage_fuzz() {
-  cmake -S "$root/fuzz" -B "$build-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++ && cmake --build "$build-fuzz" || return 1
+  cmake -S "$root/fuzz" -B "$build-fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_UNITY_BUILD=ON && cmake --build "$build-fuzz" || return 1
   fuzz_one() {
     local target=$1 corpus
     corpus=$(mktemp -d)  # the committed seeds stay as they are; what the run finds stays here

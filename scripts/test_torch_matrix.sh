@@ -42,11 +42,12 @@ for version in "${versions[@]}"; do
   [ "${TRITON_JIT_PREPARE_ONLY:-0}" = 1 ] && continue
   about=$("$env_python" -c "import torch, triton; print(f'{torch.__version__} | {triton.__version__}')")
   log="$matrix/torch-$version.log"
-  # Beside the main build, at the same depth: its units that include no torch header hit the
-  # compiler cache with the main build's.
+  # Beside the main build, at the same depth, its units in batches (unity build): torch's headers
+  # are parsed once a batch, and the batches that include no torch header are the same for every
+  # row, so the second row takes them from the compiler cache.
   row_build="$build-torch-$version"
   if ! { cmake -S "$root" -B "$row_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$env_python" \
-           -DTRITON_JIT_BUILD_BENCHMARKS=OFF ${TRITON_JIT_CMAKE_ARGS:-} &&
+           -DTRITON_JIT_BUILD_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON ${TRITON_JIT_CMAKE_ARGS:-} &&
          cmake --build "$row_build" --target triton_jit_ops triton_jit_launch; } > "$log" 2>&1; then
     rows+=("| $version | $about | build failed (see $log) | | RED |")
     status=1

@@ -6,7 +6,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kAttentionRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op(
           "flash_attn_varlen(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q, Tensor cu_seqlens_k, int max_seqlen_q, "

@@ -6,7 +6,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kFusedRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op("silu_and_mul(Tensor x) -> Tensor", &silu_and_mul)
       .op("gelu_and_mul(Tensor x, str approximate='none') -> Tensor", &gelu_and_mul_op)

@@ -5,7 +5,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kIndexRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op(
           "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool "

@@ -5,7 +5,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kMatmulRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op("mm(Tensor self, Tensor mat2) -> Tensor", &mm)
       .op("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", &addmm)

@@ -5,7 +5,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kNormRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op(
           "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float "

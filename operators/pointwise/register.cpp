@@ -5,7 +5,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kPointwiseRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", &add_tensor)
       .op("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", &add_scalar)

@@ -5,7 +5,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kReductionRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", &sum)
       .op("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", &mean)

@@ -5,7 +5,7 @@
 namespace triton_jit::ops {
 namespace {
 
-const bool kRegistered = [] {
+const bool kTopkRegistered = [] {
   (new OpFamily())  // never destroyed: the registrations last for the process
       ->op(
           "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor "
