@@ -1,5 +1,6 @@
 // Any text as a triton_jit_aot manifest: a ManifestError naming where, or a manifest whose
-// arguments all become slots and whose grid expressions evaluate or raise ValueError; nothing else.
+// arguments all become slots (a tuple its header and its elements') and whose grid expressions
+// evaluate or raise ValueError; nothing else.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -8,6 +9,12 @@
 #include "manifest.h"
 
 namespace {
+
+std::size_t slot_count(const std::vector<triton_jit::aot::Argument>& arguments) {
+  std::size_t n = 0;
+  for (const auto& a : arguments) n += 1 + slot_count(a.elements);
+  return n;
+}
 
 int64_t lookup(std::string_view name, const void*) {
   if (name == "missing") throw triton_jit::ValueError("no argument named missing");
@@ -23,16 +30,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& k : m.kernels) {
       for (const auto& s : k.signatures) {
         auto slots = triton_jit::aot::to_slots(s);
-        if (slots.size() != s.size()) __builtin_trap();
+        if (slots.size() != slot_count(s)) __builtin_trap();
       }
       for (const auto& t : k.tunings) {
         std::vector<triton_jit::DevicePointer> tensors;
-        for (const auto& a : t.args) {
-          if (a.kind == triton_jit::aot::Argument::Kind::kTensor) {
-            tensors.push_back(triton_jit::device_pointer(memory, a.dtype, 0, a.numel));
+        for (const auto* a : triton_jit::aot::leaves(t.args)) {
+          if (a->kind == triton_jit::aot::Argument::Kind::kTensor) {
+            tensors.push_back(triton_jit::device_pointer(memory, a->dtype, 0, a->numel));
           }
         }
-        if (triton_jit::aot::to_slots(t.args, tensors).size() != t.args.size()) __builtin_trap();
+        if (triton_jit::aot::to_slots(t.args, tensors).size() != slot_count(t.args)) __builtin_trap();
         if (t.grid.empty() || t.grid.size() > 3) __builtin_trap();
         for (const auto& g : t.grid) {
           try {

@@ -291,6 +291,13 @@ class TRITON_JIT_API TritonJITFunction {
   }
   std::optional<AutotuneChoice> autotune_choice(const LaunchConfig& config, const ArgSlot* args,
                                                 std::size_t num_args) const;
+  // The same for a call whose slots hold tuples (a header slot, then its elements).
+  std::optional<AutotuneChoice> autotune_choice_nested(const LaunchConfig& config, const ArgSlot* slots,
+                                                       std::size_t num_slots) const;
+  std::optional<AutotuneChoice> autotune_choice(const LaunchConfig& config, const ArgumentBuilder& args) const {
+    return args.nested() ? autotune_choice_nested(config, args.data(), args.size())
+                         : autotune_choice(config, args.data(), args.size());
+  }
   // Uses config `index` for every call from now on; -1 goes back to tuning. Throws ValueError
   // for an index out of range.
   void force_autotune_config(int index);

@@ -498,6 +498,17 @@ std::optional<AutotuneChoice> TritonJITFunction::autotune_choice(const LaunchCon
   return f.decorated.choice(f, config, args, num_args, warmup_device(config));
 }
 
+std::optional<AutotuneChoice> TritonJITFunction::autotune_choice_nested(const LaunchConfig& config,
+                                                                        const ArgSlot* slots,
+                                                                        std::size_t num_slots) const {
+  Impl& f = *impl_;
+  if (!f.sig.decorated()) return std::nullopt;
+  std::vector<ArgSlot> top(detail::kMaxParams);  // Note [Decorators over tuples]
+  top.resize(detail::top_level_arguments(f.sig, slots, num_slots, top.data()));
+  return f.decorated.choice(f, config, top.data(), top.size(), warmup_device(config),
+                            detail::TupleSource{slots, num_slots});
+}
+
 void TritonJITFunction::force_autotune_config(int index) { impl_->decorated.force(impl_->sig, index); }
 
 const std::string& TritonJITFunction::name() const noexcept { return impl_->sig.name; }

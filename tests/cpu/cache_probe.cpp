@@ -1,8 +1,9 @@
 // A process that resolves one variant and reports how: for the persistent-cache tests, which
 // need fresh processes.
 //   cache_probe <kernel.py|pkg.mod:fn> <function> [num_warps] [argument ...]
-// An argument is "ptr" (an aligned fp32 pointer), "i:<integer>", "f:<float>", "s:<text>" or
-// "none"; without any, "scale" gets (ptr, ptr, f:2.0, i:256) and others (ptr, ptr, i:1000, i:128).
+// An argument is "ptr" (an aligned fp32 pointer), "i:<integer>", "f:<float>", "s:<text>",
+// "none" or "tuple:<n>" (a tuple of the next n arguments); without any, "scale" gets
+// (ptr, ptr, f:2.0, i:256) and others (ptr, ptr, i:1000, i:128).
 // Prints one JSON line: compiles in this process, whether libpython or the bridge got loaded,
 // the cubin's size and the variant; on an error, the message on stderr and exit status 1.
 #include <cstdio>
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
         args.add(std::stoll(t.substr(2)));
       } else if (t.starts_with("f:")) {
         args.add(std::stod(t.substr(2)));
+      } else if (t.starts_with("tuple:")) {
+        args.begin_tuple(static_cast<uint32_t>(std::stoul(t.substr(6))));
       } else if (t.starts_with("s:")) {
         args.add(std::string_view(t).substr(2));
       } else {

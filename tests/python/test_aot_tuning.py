@@ -49,6 +49,26 @@ def test_tuning_calls_put_the_chosen_config_into_the_bundle_for_offline_use(tmp_
         "tunings": 0, "compiles": 0, "config": 2, "source": "bundle", "libpython": False}
 
 
+def test_a_tuning_call_with_a_tuple_of_tensors_tunes_its_key(tmp_path):
+    """pair_sum takes its inputs as a tuple (as fla's AttnRes does) and its prune reads the tuple's
+    length: BLOCK=512 is pruned for a pair, so the stand-in device's fastest config never runs."""
+    pair = [{"tensor": "fp32", "numel": 4096}, {"tensor": "fp32", "numel": 4096}]
+    manifest = {"target": "cuda:90", "kernels": [{
+        "kernel": "decorated_kernels.py", "function": "pair_sum",
+        "tune": [{"args": [pair, {"tensor": "fp32", "numel": 4096, "fill": "zero"}, 4096],
+                  "grid": ["cdiv(n, META['BLOCK'])"]}]}]}
+    result = aot(tmp_path, manifest, env=dict(FAKE, FAKE_CUDA_FAST_BLOCK="512"))
+    assert result.returncode == 0, result.stderr
+    assert "tuned pair_sum kernels[0].tune[0]: BLOCK=" in result.stderr, result.stderr
+    assert "BLOCK=512" not in result.stderr
+    # The bundle keeps the choice, and what the prune kept (so that an offline process needs no
+    # Python for it): BLOCK 64 and 128, the prune having seen two tensors in the tuple.
+    entries = [open(f, errors="replace").read() for f in cache_entries.files(tmp_path / "bundle", ".tuning")]
+    assert len(entries) == 2
+    assert any('"device":"prune_configs_by"' in e and '"kept":[0,1]' in e for e in entries), entries
+    assert any('"device":"fake"' in e for e in entries), entries
+
+
 def test_without_a_gpu_tuning_is_an_error_unless_left_out(tmp_path):
     no_gpu = {"CUDA_VISIBLE_DEVICES": "", "TRITON_JIT_CUDA_DRIVER": "/nonexistent/libcuda.so.1"}
     result = aot(tmp_path, SCALE_TUNE, env=no_gpu)

@@ -120,6 +120,30 @@ def test_every_constexpr_string_of_a_manifest_reaches_its_variant(tmp_path):
         assert json.loads(out)["compiles"] == 0 and f"MODE='{mode}'" in json.loads(out)["signature"]
 
 
+def test_tuple_arguments_of_a_manifest_reach_their_variant(tmp_path):
+    """A kernel that indexes tuple parameters (and takes a constexpr tuple): its signature lists
+    each tuple as a list, and a program passing the same tuples is served from the bundle."""
+    manifest = {"target": "cuda:90", "kernels": [{
+        "kernel": os.path.join(KERNELS, "parity_kernels.py"), "function": "tuples",
+        "signatures": [[["*fp32:16", "*fp32:16"], ["i32:16", "i32"], "fp32", [1, [2, 3]], 128],
+                       [["*fp32:16", "*fp32"], ["i32", "i32"], "fp32", [1, [2, 3]], 128]]}]}
+    result = aot(tmp_path, manifest)
+    assert result.returncode == 0, result.stderr
+    assert len(cache_entries.files(tmp_path / "bundle", ".variant")) == 2
+    env = dict(ENV, TRITON_JIT_BUNDLE_PATH=str(tmp_path / "bundle"), TRITON_JIT_CACHE_DIR=str(tmp_path / "empty"),
+               TRITON_JIT_TARGET="cuda:90", TRITON_JIT_OFFLINE="1", PYTHONHOME="/nonexistent")
+    out = json.loads(run(PROBE, os.path.join(KERNELS, "parity_kernels.py"), "tuples", "4", "tuple:2", "ptr", "ptr",
+                         "tuple:2", "i:4096", "i:3", "f:1.5", "tuple:2", "i:1", "tuple:2", "i:2", "i:3", "i:128",
+                         env=env).stdout)
+    assert out["compiles"] == 0, out
+    assert out["signature"].startswith("ptrs: (*fp32:16, *fp32:16), sizes: (i32:16, i32), scale: fp32"), out
+    # A call the manifest did not list is refused offline, not compiled.
+    missing = run(PROBE, os.path.join(KERNELS, "parity_kernels.py"), "tuples", "4", "tuple:2", "ptr", "ptr",
+                  "tuple:2", "i:4096", "i:4096", "f:1.5", "tuple:2", "i:1", "tuple:2", "i:2", "i:3", "i:128",
+                  env=env, check=False)
+    assert missing.returncode == 1 and "offline mode" in missing.stderr, missing.stderr
+
+
 def test_a_huge_string_argument_is_handled_not_a_crash(tmp_path):
     manifest = {"kernels": [{"kernel": os.path.join(KERNELS, "parity_kernels.py"), "function": "annotated",
                              "signatures": [["*fp32:16", "*fp32:16", "i64", "i32", "fp32", "fp32", "u1", 128,
@@ -172,8 +196,12 @@ def test_option_values_are_validated_not_narrowed(tmp_path, options, message):
      "kernels[0].signatures[0][0]: '*fp33' is not a pointer type"),
     ({"kernels": [{"kernel": "k.py", "function": "f", "signatures": [["i17"]]}]},
      "kernels[0].signatures[0][0]: 'i17' is not a scalar type a C++ call passes"),
-    ({"kernels": [{"kernel": "k.py", "function": "f", "signatures": [[[[[["i32"]]]]]]}]},
-     "kernels[0].signatures[0][0]: tuple arguments (nested lists) are not supported"),
+    ({"kernels": [{"kernel": "k.py", "function": "f", "signatures": [[json.loads("[" * 17 + '"i32"' + "]" * 17)]]}]},
+     "kernels[0].signatures[0][0]" + "[0]" * 16 + ": tuples nest at most 16 deep"),
+    ({"kernels": [{"kernel": "k.py", "function": "f", "signatures": [["*fp32", []]]}]},
+     "kernels[0].signatures[0][1]: an empty list; a tuple argument holds at least one element"),
+    ({"kernels": [{"kernel": "k.py", "function": "f", "signatures": [[["i32"] * 200, ["i32"] * 100]]}]},
+     "kernels[0].signatures[0][1][54]: a call holds at most 256 values"),
     ({"target": "cuda:9x", "kernels": []}, "manifest: 'target' is 'cuda:9x'"),
     ({"kernels": [], "extra": 1}, "manifest: unknown key 'extra'"),
     ({"kernels": [{"kernel": "k.py\u0000x", "function": "f", "signatures": [[]]}]},

@@ -142,11 +142,11 @@ std::string tune(const triton_jit::TritonJITFunction& f, const triton_jit::aot::
   triton_jit::LaunchConfig config = t.options;
   config.grid_fn = &evaluate_grid;
   config.grid_data = const_cast<std::vector<triton_jit::aot::GridExpression>*>(&t.grid);
-  f.launch(config, slots.data(), slots.size());
+  f.launch(config, slots);
   // A copy on the default stream waits for the call, and reports a fault in it.
   char sink = 0;
   if (!tensors.empty()) tensors.front().download(&sink, 1);
-  const auto choice = f.autotune_choice(config, slots.data(), slots.size());
+  const auto choice = f.autotune_choice(config, slots);
   return choice ? choice->text : std::string("(not an autotuned kernel: compiled only)");
 }
 
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
         context = manifest_path.string() + ": " + k.where + ".signatures[" + std::to_string(s) + "] (" + f.name() + ")";
         const auto slots = triton_jit::aot::to_slots(k.signatures[s]);
         progress.start(++done, f.name() + " " + k.where + ".signatures[" + std::to_string(s) + "]");
-        auto v = f.warmup(k.options, slots.data(), slots.size());
+        auto v = f.warmup(k.options, slots);
         progress.done(f.name() + " (" + v.signature + ")");
       }
     }

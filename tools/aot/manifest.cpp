@@ -9,6 +9,10 @@
 namespace triton_jit::aot {
 namespace {
 
+// As deep as the runtime takes tuples, and as many values as one call from Python may pass.
+constexpr int kMaxTupleDepth = 16;
+constexpr std::size_t kMaxCallValues = 256;
+
 using nlohmann::json;
 
 struct Parser {
@@ -116,8 +120,30 @@ struct Parser {
     return c;
   }
 
-  Argument argument(const json& a, const std::string& where, bool tuning = false) const {
+  // One call's arguments: a signature's, or a tuning call's.
+  std::vector<Argument> arguments(const json& list, const std::string& where, bool tuning) const {
+    std::vector<Argument> out;
+    std::size_t values = 0;
+    for (std::size_t a = 0; a < list.size(); ++a) {
+      out.push_back(argument(list[a], fmt::format("{}[{}]", where, a), tuning, 0, values));
+    }
+    return out;
+  }
+
+  Argument argument(const json& a, const std::string& where, bool tuning, int depth, std::size_t& values) const {
+    if (++values > kMaxCallValues) {
+      fail(where, fmt::format("a call holds at most {} values, the tuples' elements included", kMaxCallValues));
+    }
     Argument out;
+    if (a.is_array()) {
+      if (depth >= kMaxTupleDepth) fail(where, fmt::format("tuples nest at most {} deep", kMaxTupleDepth));
+      if (a.empty()) fail(where, "an empty list; a tuple argument holds at least one element");
+      out.kind = Argument::Kind::kTuple;
+      for (std::size_t e = 0; e < a.size(); ++e) {
+        out.elements.push_back(argument(a[e], fmt::format("{}[{}]", where, e), tuning, depth + 1, values));
+      }
+      return out;
+    }
     if (tuning && a.is_object() && a.contains("tensor")) return tensor(a, where);
     if (a.is_null()) {
       out.kind = Argument::Kind::kNone;
@@ -146,7 +172,7 @@ struct Parser {
                                 a.get<std::string>().substr(0, 100)));
       }
     } else {
-      fail(where, "tuple arguments (nested lists) are not supported in manifests");
+      fail(where, "must be a type, a value or a list (a tuple)");
     }
     return out;
   }
@@ -221,9 +247,7 @@ struct Parser {
     if (auto o = t.find("options"); o != t.end()) out.options = options(*o, where + ".options");
     auto args = t.find("args");
     if (args == t.end() || !args->is_array()) fail(where, "'args' must be a list of arguments");
-    for (std::size_t a = 0; a < args->size(); ++a) {
-      out.args.push_back(argument((*args)[a], fmt::format("{}.args[{}]", where, a), /*tuning=*/true));
-    }
+    out.args = arguments(*args, where + ".args", /*tuning=*/true);
     auto g = t.find("grid");
     if (g == t.end()) fail(where, "'grid' is missing");
     out.grid = grid(*g, where + ".grid");
@@ -353,69 +377,91 @@ Manifest parse_manifest(std::string_view text, const std::string& file) {
       const json& signature = listed[s];
       const std::string where = fmt::format("{}.signatures[{}]", kernel.where, s);
       if (!signature.is_array()) p.fail(where, "must be a list of arguments");
-      std::vector<Argument> arguments;
-      for (std::size_t a = 0; a < signature.size(); ++a) {
-        arguments.push_back(p.argument(signature[a], fmt::format("{}[{}]", where, a)));
-      }
-      kernel.signatures.push_back(std::move(arguments));
+      kernel.signatures.push_back(p.arguments(signature, where, /*tuning=*/false));
     }
     m.kernels.push_back(std::move(kernel));
   }
   return m;
 }
 
-std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments, const std::vector<DevicePointer>& tensors) {
+namespace {
+
+void append_slots(const Argument& a, const std::vector<DevicePointer>& tensors, std::size_t& next_tensor,
+                  ArgumentBuilder& slots) {
   alignas(64) static unsigned char memory[256];  // addresses only: nothing is read or written
-  std::vector<ArgSlot> slots;
-  std::size_t next_tensor = 0;
-  for (const Argument& a : arguments) {
-    switch (a.kind) {
-      case Argument::Kind::kTensor:
-        if (next_tensor >= tensors.size()) throw std::logic_error("to_slots: a tensor argument without memory");
-        slots.push_back(to_slot(tensors[next_tensor++]));
-        break;
-      case Argument::Kind::kNone:
-        slots.push_back(to_slot(std::nullopt));
-        break;
-      case Argument::Kind::kBool:
-        slots.push_back(to_slot(a.i != 0));
-        break;
-      case Argument::Kind::kInt:
-        slots.push_back(to_slot(a.i));
-        break;
-      case Argument::Kind::kUInt:
-        slots.push_back(to_slot(a.u));
-        break;
-      case Argument::Kind::kFloat:
-        slots.push_back(to_slot(a.f));
-        break;
-      case Argument::Kind::kString:
-        slots.push_back(to_slot(std::string_view(a.text)));
-        break;
-      case Argument::Kind::kPointer:
-        slots.push_back(to_slot(device_pointer(memory + (a.aligned ? 0 : 4), a.dtype)));
-        break;
-      case Argument::Kind::kScalarType:
-        switch (a.dtype) {
-          case DType::kInt32:
-            slots.push_back(to_slot(int64_t{a.aligned ? 16 : 3}));
-            break;
-          case DType::kInt64:
-            slots.push_back(to_slot(a.aligned ? int64_t{1} << 40 : (int64_t{1} << 40) + 1));
-            break;
-          case DType::kUInt64:
-            slots.push_back(to_slot(a.aligned ? (uint64_t{1} << 63) + 16 : (uint64_t{1} << 63) + 1));
-            break;
-          case DType::kFloat32:
-            slots.push_back(to_slot(1.5));
-            break;
-          default:
-            slots.push_back(to_slot(true));
-            break;
-        }
-        break;
+  switch (a.kind) {
+    case Argument::Kind::kTuple: {
+      slots.begin_tuple(static_cast<uint32_t>(a.elements.size()));
+      for (const Argument& e : a.elements) append_slots(e, tensors, next_tensor, slots);
+      break;
     }
+    case Argument::Kind::kTensor:
+      if (next_tensor >= tensors.size()) throw std::logic_error("to_slots: a tensor argument without memory");
+      slots.add_slot(to_slot(tensors[next_tensor++]));
+      break;
+    case Argument::Kind::kNone:
+      slots.add_slot(to_slot(std::nullopt));
+      break;
+    case Argument::Kind::kBool:
+      slots.add_slot(to_slot(a.i != 0));
+      break;
+    case Argument::Kind::kInt:
+      slots.add_slot(to_slot(a.i));
+      break;
+    case Argument::Kind::kUInt:
+      slots.add_slot(to_slot(a.u));
+      break;
+    case Argument::Kind::kFloat:
+      slots.add_slot(to_slot(a.f));
+      break;
+    case Argument::Kind::kString:
+      slots.add_slot(to_slot(std::string_view(a.text)));
+      break;
+    case Argument::Kind::kPointer:
+      slots.add_slot(to_slot(device_pointer(memory + (a.aligned ? 0 : 4), a.dtype)));
+      break;
+    case Argument::Kind::kScalarType:
+      switch (a.dtype) {
+        case DType::kInt32:
+          slots.add_slot(to_slot(int64_t{a.aligned ? 16 : 3}));
+          break;
+        case DType::kInt64:
+          slots.add_slot(to_slot(a.aligned ? int64_t{1} << 40 : (int64_t{1} << 40) + 1));
+          break;
+        case DType::kUInt64:
+          slots.add_slot(to_slot(a.aligned ? (uint64_t{1} << 63) + 16 : (uint64_t{1} << 63) + 1));
+          break;
+        case DType::kFloat32:
+          slots.add_slot(to_slot(1.5));
+          break;
+        default:
+          slots.add_slot(to_slot(true));
+          break;
+      }
+      break;
   }
+}
+
+void collect_leaves(const Argument& a, std::vector<const Argument*>& out) {
+  if (a.kind != Argument::Kind::kTuple) {
+    out.push_back(&a);
+    return;
+  }
+  for (const Argument& e : a.elements) collect_leaves(e, out);
+}
+
+}  // namespace
+
+std::vector<const Argument*> leaves(const std::vector<Argument>& arguments) {
+  std::vector<const Argument*> out;
+  for (const Argument& a : arguments) collect_leaves(a, out);
+  return out;
+}
+
+ArgumentBuilder to_slots(const std::vector<Argument>& arguments, const std::vector<DevicePointer>& tensors) {
+  ArgumentBuilder slots;
+  std::size_t next_tensor = 0;
+  for (const Argument& a : arguments) append_slots(a, tensors, next_tensor, slots);
   return slots;
 }
 

@@ -16,7 +16,10 @@
 // An argument is a Triton type: "*fp16" a pointer ("*k..." to const; ":16" when 16-byte
 // aligned), "i32", "i64", "u64" (":16" when divisible by 16), "fp32", "u1"; or a value for a
 // constexpr or to specialise on: a number, true/false, null, or a string that is not a type
-// ({"str": "..."} for one that looks like a type).
+// ({"str": "..."} for one that looks like a type). A tuple argument is a list of arguments, each
+// element as above or a tuple itself (16 deep at most): [["*fp32:16", "*fp32:16"], ["i32", "i32:16"]]
+// for `ptrs, sizes` that the kernel indexes; a constexpr tuple is a list of values, [1, 2]. One
+// call holds at most 256 values, the tuples' elements included.
 //
 // A kernel with @triton.autotune may also list calls to tune on a GPU ("signatures" is then
 // optional): triton_jit_aot runs each as a real call, which tunes its key, and the chosen config
@@ -27,8 +30,9 @@
 // "args" are the call's arguments, as a C++ caller passes them (the parameters the decorators
 // set left out): a tensor is device memory of "numel" elements or of a "shape", filled with
 // values in [-1, 1) ("fill": "random", the default; integers in [0, 16)) or zeros; other values
-// are as in a signature, types excepted. "grid" is one to three dimensions, each an integer or
-// an expression (grid_expression.h); "options" (optional) as for the kernel.
+// are as in a signature, types excepted; a tuple may hold tensors. "grid" is one to three
+// dimensions, each an integer or an expression (grid_expression.h); "options" (optional) as for
+// the kernel.
 // Unknown keys and values out of range are errors naming the file, the entry and the key.
 #pragma once
 
@@ -51,7 +55,7 @@ class ManifestError : public std::runtime_error {
 };
 
 struct Argument {
-  enum class Kind { kNone, kBool, kInt, kUInt, kFloat, kString, kPointer, kScalarType, kTensor };
+  enum class Kind { kNone, kBool, kInt, kUInt, kFloat, kString, kPointer, kScalarType, kTensor, kTuple };
   Kind kind = Kind::kNone;
   DType dtype = DType::kInvalid;  // kPointer, kScalarType, kTensor
   uint64_t numel = 0;             // kTensor
@@ -61,8 +65,13 @@ struct Argument {
   int64_t i = 0;
   uint64_t u = 0;
   double f = 0;
-  std::string text;  // kString
+  std::string text;                // kString
+  std::vector<Argument> elements;  // kTuple
 };
+
+// The arguments in call order with each tuple replaced by its elements (depth first): the order
+// in which tensor arguments take their memory.
+std::vector<const Argument*> leaves(const std::vector<Argument>& arguments);
 
 struct Tuning {
   std::string where;  // "kernels[2].tune[0]", for messages
@@ -90,8 +99,8 @@ struct Manifest {
 // Parses and validates; throws ManifestError "<file>: <where>: <what>".
 Manifest parse_manifest(std::string_view text, const std::string& file);
 
-// The call's argument slots; strings point into `arguments`, which must outlive them. Tensor
-// arguments take `tensors` in order (tensors.h makes them).
-std::vector<ArgSlot> to_slots(const std::vector<Argument>& arguments, const std::vector<DevicePointer>& tensors = {});
+// The call's argument slots (nested() when it holds a tuple); strings point into `arguments`,
+// which must outlive them. Tensor arguments take `tensors` in leaves() order (tensors.h makes them).
+ArgumentBuilder to_slots(const std::vector<Argument>& arguments, const std::vector<DevicePointer>& tensors = {});
 
 }  // namespace triton_jit::aot

@@ -99,7 +99,8 @@ std::vector<DeviceBuffer> make_tensors(const std::vector<Argument>& arguments) {
   std::vector<DeviceBuffer> tensors;
   std::mt19937_64 rng(20261129);                        // the same inputs on every run
   constexpr std::size_t kChunk = std::size_t{1} << 22;  // elements per upload: bounded host memory
-  for (const Argument& a : arguments) {
+  for (const Argument* leaf : leaves(arguments)) {
+    const Argument& a = *leaf;
     if (a.kind != Argument::Kind::kTensor) continue;
     const std::size_t size = element_size(a.dtype);
     DeviceBuffer buffer(a.numel * size);  // zero-filled
@@ -118,8 +119,8 @@ std::vector<DeviceBuffer> make_tensors(const std::vector<Argument>& arguments) {
 std::vector<DevicePointer> pointers(const std::vector<Argument>& arguments, const std::vector<DeviceBuffer>& tensors) {
   std::vector<DevicePointer> out;
   std::size_t next = 0;
-  for (const Argument& a : arguments) {
-    if (a.kind == Argument::Kind::kTensor) out.push_back(tensors.at(next++).as(a.dtype));
+  for (const Argument* a : leaves(arguments)) {
+    if (a->kind == Argument::Kind::kTensor) out.push_back(tensors.at(next++).as(a->dtype));
   }
   return out;
 }
