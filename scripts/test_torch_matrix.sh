@@ -29,6 +29,10 @@ pins=$(grep -E '^(pytest|pytest-xdist|numpy|pybind11)==' "$root/requirements.txt
 suites=(tests/python/test_torch_versions.py tests/python/test_torch_ops.py tests/python/test_ops.py
         tests/python/test_python_entry.py tests/python/test_attention.py)
 
+# Line tables only when scripts/test.sh asks (scripts/build.sh says why).
+line_tables=()
+[ "${TRITON_JIT_LINE_TABLES:-0}" = 1 ] && line_tables=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+
 rows=()
 status=0
 for version in "${versions[@]}"; do
@@ -47,7 +51,7 @@ for version in "${versions[@]}"; do
   # row, so the second row takes them from the compiler cache.
   row_build="$build-torch-$version"
   if ! { cmake -S "$root" -B "$row_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRITON_JIT_PYTHON="$env_python" \
-           -DTRITON_JIT_BUILD_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON ${TRITON_JIT_CMAKE_ARGS:-} &&
+           -DTRITON_JIT_BUILD_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON "${line_tables[@]}" ${TRITON_JIT_CMAKE_ARGS:-} &&
          cmake --build "$row_build" --target triton_jit_ops triton_jit_launch; } > "$log" 2>&1; then
     rows+=("| $version | $about | build failed (see $log) | | RED |")
     status=1
