@@ -1,8 +1,12 @@
 // Host time per launch on a GPU: raw cuLaunchKernelEx of the same cubin (the floor), our call in
 // both forms, our operator through the dispatcher against at::add, and launches per second
 // from several threads. Prints "skipped: no GPU" and exits 0 on machines without one.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/randn.h>
 #include <benchmark/benchmark.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>

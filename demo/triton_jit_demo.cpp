@@ -4,7 +4,15 @@
 // (op, shape, dtype, max error, time per call). Without one: compiles the operators' variants
 // for the default target (cuda:90) and says that launching was skipped.
 // Exit code 0 when every check passes, 1 on any mismatch or error.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/rms_norm.h>
+#include <ATen/ops/silu.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/sum.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <fmt/format.h>
 

@@ -2,7 +2,12 @@
 // compare.py, and prints one JSON line each: the chosen config, the first call's wall time (its
 // compiles and benchmarks included) and the error against at::matmul.
 //   tune_matmul <gpu_decorated.py>
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/randn.h>
 #include <c10/cuda/CUDAFunctions.h>
 
 #include <chrono>

@@ -3,8 +3,13 @@
 // with the error against torch, the time per launch of 100 back-to-back launches (CUDA events)
 // and the host time per call (descriptors built and launched, no synchronisation).
 //   tma_matmul <tma_kernels.py>
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/cuda/CUDAEvent.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/randn.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>

@@ -5,7 +5,23 @@
 // attention forward, a persistent TMA matmul). Every result is checked against PyTorch on fresh random inputs.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/randn_like.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>

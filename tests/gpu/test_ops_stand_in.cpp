@@ -4,8 +4,30 @@
 // With routing on, the classes stand_in_policy.h gives to ATen run ATen's own kernels.
 #include <gtest/gtest.h>
 
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/cos.h>
+#include <ATen/ops/div.h>
+#include <ATen/ops/embedding.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/rms_norm.h>
+#include <ATen/ops/silu.h>
+#include <ATen/ops/sin.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/sub.h>
+#include <ATen/ops/topk.h>
 
 #include <cmath>
 #include <string>
